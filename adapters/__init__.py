@@ -1,0 +1,1 @@
+"""Implementations of `jarvis.runner.DockerRunner`: `whales` (Compose CLI) and `dockerpy` (engine API)."""

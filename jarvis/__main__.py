@@ -1,0 +1,3 @@
+from jarvis.cli import main
+
+raise SystemExit(main())

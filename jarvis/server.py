@@ -1,0 +1,153 @@
+"""The MCP server: declares Jarvis's tools, routes each call to its handler in `jarvis.tools`.
+
+A call's path: the SDK checks argument types → the tool function below → `run_tool` runs the plain
+handler in a worker thread inside the one error boundary → the handler asks the DockerRunner → text.
+Every anticipated failure (`JarvisError`) becomes a tool error the agent can act on (`isError: true`);
+Docker is contacted per call, never at start-up, so the server starts and lists tools with no daemon.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from jarvis import __version__
+from jarvis.context import Jarvis
+from jarvis.errors import JarvisError
+from jarvis.project import ComposeProject
+from jarvis.runner import DockerRunner
+from jarvis.runner_factory import build_runner
+from jarvis.settings import Settings
+from jarvis.tools import check_status, diagnose, system
+from jarvis.tools.args import LINES_MAX
+
+log = logging.getLogger("jarvis.server")
+
+# Honest annotations: what each tool can do to the user's machine.
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+
+
+def _enum(description: str, values: tuple[str, ...]) -> Any:
+    """A string parameter whose schema lists its values; the handler checks them, naming the valid ones."""
+    return Field(description=description, json_schema_extra={"enum": list(values)})
+
+
+Lines = Annotated[
+    int | None, Field(description=f"Log lines, default 50, max {LINES_MAX}", json_schema_extra={"minimum": 1})
+]
+
+
+def text_result(text: str, *, error: bool = False) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
+
+
+async def run_tool(call: Callable[[], str]) -> CallToolResult:
+    """The one error boundary: a `JarvisError` becomes a tool error; the server keeps serving."""
+    try:
+        return text_result(await anyio.to_thread.run_sync(call))
+    except JarvisError as exc:
+        log.info("tool error: %s", str(exc).splitlines()[0])
+        return text_result(str(exc), error=True)
+
+
+def progress_reporter(ctx: Context) -> system.Progress:
+    """Progress from a worker thread; a no-op unless the client sent a progress token."""
+
+    def report(done: float, total: float, message: str) -> None:
+        anyio.from_thread.run(ctx.report_progress, done, total, message)
+
+    return report
+
+
+def declare_tools(jarvis: Jarvis) -> list[Tool]:
+    async def jarvis_system(
+        action: Annotated[str, _enum("Operation", system.ACTIONS)],
+        service: Annotated[str | None, Field(description="Compose service; empty = all")] = None,
+        lines: Lines = None,
+        no_cache: Annotated[bool | None, Field(description="rebuild without cache (default true)")] = None,
+        ctx: Context = None,  # type: ignore[assignment]  (injected by the SDK)
+    ) -> CallToolResult:
+        report = progress_reporter(ctx)
+        return await run_tool(
+            lambda: system.handle(
+                jarvis, action=action, service=service, lines=lines, no_cache=no_cache, progress=report
+            )
+        )
+
+    async def jarvis_diagnose(
+        action: Annotated[str, _enum("Operation", diagnose.ACTIONS)],
+        profile: Annotated[str | None, Field(description="Profile name")] = None,
+        log_type: Annotated[str | None, _enum("Stream, default stderr", diagnose.LOG_TYPES)] = None,
+        aggregate: Annotated[bool | None, Field(description="Logs of all profiles")] = None,
+        lines: Lines = None,
+    ) -> CallToolResult:
+        return await run_tool(
+            lambda: diagnose.handle(
+                jarvis, action=action, profile=profile, log_type=log_type, aggregate=aggregate, lines=lines
+            )
+        )
+
+    async def jarvis_check_status() -> CallToolResult:
+        return await run_tool(lambda: check_status.handle(jarvis))
+
+    tools = [
+        Tool.from_function(
+            jarvis_check_status,
+            name="jarvis_check_status",
+            description="Health of Docker, Compose and every service of the stack.",
+            annotations=READ_ONLY,
+        ),
+        Tool.from_function(
+            jarvis_system,
+            name="jarvis_system",
+            description="Stack ops: " + ", ".join(system.ACTIONS) + ".",
+            annotations=DESTRUCTIVE,
+        ),
+        Tool.from_function(
+            jarvis_diagnose,
+            name="jarvis_diagnose",
+            description="Debug MCP profiles: logs (exact stdout/stderr, aggregate).",
+            annotations=READ_ONLY,
+        ),
+    ]
+    for tool in tools:
+        tool.parameters = compact_schema(tool.parameters)
+    return tools
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop what costs tokens on every connection and tells a model nothing: titles, `null` branches
+    of optional parameters and `default: null`."""
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        branches = [b for b in prop.get("anyOf", []) if b.get("type") != "null"]
+        compact = {k: v for k, v in prop.items() if k not in ("anyOf", "title", "default")}
+        if len(branches) == 1:
+            compact = {**branches[0], **compact}
+        elif branches:
+            compact["anyOf"] = branches
+        if prop.get("default") is not None:
+            compact["default"] = prop["default"]
+        properties[name] = compact
+    result: dict[str, Any] = {"type": "object", "properties": properties}
+    if schema.get("required"):
+        result["required"] = schema["required"]
+    return result
+
+
+def create_server(
+    settings: Settings, runner: DockerRunner | None = None, project: ComposeProject | None = None
+) -> MCPServer:
+    project = project or ComposeProject(settings)
+    jarvis = Jarvis(settings=settings, project=project, runner=runner or build_runner(settings, project))
+    return MCPServer("jarvis", version=__version__, tools=declare_tools(jarvis))

@@ -1,0 +1,148 @@
+"""Jarvis's settings: one model, read from `jarvis.toml`, overridden by `JARVIS_*` environment variables.
+
+The environment is passed in as a mapping, so tests build settings from explicit values.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from jarvis.errors import ConfigError
+
+AdapterName = Literal["whales", "dockerpy"]
+COMPOSE_FILE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
+DEFAULT_PROFILES = ("essentials", "memory", "dev-core", "data", "research")
+
+# setting name -> environment variable; the names are Jarvis's public interface (README, "Configuration").
+ENV_NAMES = {
+    "project_dir": "JARVIS_PROJECT_DIR",
+    "compose_files": "JARVIS_COMPOSE_FILES",
+    "project_name": "JARVIS_PROJECT_NAME",
+    "profiles": "JARVIS_PROFILES",
+    "profile_prefix": "JARVIS_PROFILE_PREFIX",
+    "lifecycle_adapter": "JARVIS_LIFECYCLE_ADAPTER",
+    "observe_adapter": "JARVIS_OBSERVE_ADAPTER",
+    "retry_timeout": "JARVIS_RETRY_TIMEOUT",
+}
+_LIST_SEPARATORS = {"compose_files": os.pathsep, "profiles": ","}
+
+
+def bundled_stacks_dir() -> Path:
+    """`compose/` in a source checkout, `jarvis/_compose` inside an installed wheel."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_compose", here.parent / "compose"):
+        if candidate.is_dir():
+            return candidate
+    raise ConfigError("The bundled stacks (compose/) are missing from this installation.")
+
+
+def default_stack_dir() -> Path:
+    return bundled_stacks_dir() / "default"
+
+
+def holds_compose_file(directory: Path) -> bool:
+    return any((directory / name).is_file() for name in COMPOSE_FILE_NAMES)
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    project_dir: Path
+    compose_files: tuple[Path, ...] = ()
+    project_name: str | None = None
+    profiles: tuple[str, ...] = DEFAULT_PROFILES
+    profile_prefix: str = "mcpm-"
+    lifecycle_adapter: AdapterName = "whales"
+    observe_adapter: AdapterName = "dockerpy"
+    retry_timeout: float = Field(default=10.0, ge=0, le=600)
+
+    @field_validator("profiles")
+    @classmethod
+    def _profiles_not_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value or any(not p for p in value):
+            raise ValueError("must be a comma-separated list of profile names")
+        return value
+
+    def service_for_profile(self, profile: str) -> str:
+        return f"{self.profile_prefix}{profile}"
+
+
+def load_settings(
+    config_path: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Settings:
+    """Build settings from a TOML file (`--config`, else `$JARVIS_CONFIG`, else `./jarvis.toml`) and the env."""
+    environ = os.environ if environ is None else environ
+    cwd = cwd or Path.cwd()
+    raw: dict[str, Any] = _read_toml(config_path, environ, cwd)
+    for key, env_name in ENV_NAMES.items():
+        if env_name in environ and environ[env_name] != "":
+            value: Any = environ[env_name]
+            if key in _LIST_SEPARATORS:
+                value = [part.strip() for part in value.split(_LIST_SEPARATORS[key]) if part.strip()]
+            raw[key] = value
+    base = Path(raw["project_dir"]).expanduser() if raw.get("project_dir") else None
+    if base is None:
+        base = cwd if holds_compose_file(cwd) else default_stack_dir()
+    raw["project_dir"] = (cwd / base).resolve()
+    try:
+        settings = Settings.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from exc
+    files = tuple((settings.project_dir / f).resolve() for f in settings.compose_files)
+    settings = settings.model_copy(update={"compose_files": files})
+    _check_project(settings)
+    return settings
+
+
+def _read_toml(config_path: Path | None, environ: Mapping[str, str], cwd: Path) -> dict[str, Any]:
+    explicit = config_path or (Path(environ["JARVIS_CONFIG"]) if environ.get("JARVIS_CONFIG") else None)
+    path = explicit or cwd / "jarvis.toml"
+    if not path.is_file():
+        if explicit:
+            raise ConfigError(f"Config file {path} does not exist.")
+        return {}
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"Config file {path} is not valid TOML: {exc}") from exc
+    section = data.get("jarvis", data)
+    if not isinstance(section, dict):
+        raise ConfigError(f"Config file {path}: [jarvis] must be a table.")
+    unknown = sorted(set(section) - set(ENV_NAMES))
+    if unknown:
+        raise ConfigError(f"Config file {path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(ENV_NAMES)}")
+    return dict(section)
+
+
+def _describe(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    key = str(error["loc"][0]) if error["loc"] else "?"
+    env_name = ENV_NAMES.get(key, key)
+    field = Settings.model_fields.get(key)
+    accepted = ""
+    if field is not None and get_args(field.annotation):
+        options = [a for a in get_args(field.annotation) if isinstance(a, str)]
+        if options:
+            accepted = f"; accepted values: {', '.join(options)}"
+    return f"{env_name} ({key}): {error['msg']} (got {error.get('input')!r}){accepted}"
+
+
+def _check_project(settings: Settings) -> None:
+    if not settings.project_dir.is_dir():
+        raise ConfigError(f"JARVIS_PROJECT_DIR: {settings.project_dir} is not a directory.")
+    for file in settings.compose_files:
+        if not file.is_file():
+            raise ConfigError(f"JARVIS_COMPOSE_FILES: {file} does not exist.")
+    if not settings.compose_files and not holds_compose_file(settings.project_dir):
+        raise ConfigError(
+            f"JARVIS_PROJECT_DIR: {settings.project_dir} holds no compose file "
+            f"({', '.join(COMPOSE_FILE_NAMES)}); set JARVIS_COMPOSE_FILES or point it elsewhere."
+        )
