@@ -37,7 +37,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 
-def _enum(description: str, values: tuple[str, ...]) -> Any:
+def _enum(description: str | None, values: tuple[str, ...]) -> Any:
     """A string parameter whose schema lists its values; the handler checks them, naming the valid ones."""
     return Field(description=description, json_schema_extra={"enum": list(values)})
 
@@ -71,7 +71,7 @@ def progress_reporter(ctx: Context) -> system.Progress:
 
 def declare_tools(jarvis: Jarvis) -> list[Tool]:
     async def jarvis_system(
-        action: Annotated[str, _enum("Operation", system.ACTIONS)],
+        action: Annotated[str, _enum(None, system.ACTIONS)],
         service: Annotated[str | None, Field(description="Compose service; empty = all")] = None,
         lines: Lines = None,
         no_cache: Annotated[bool | None, Field(description="rebuild without cache (default true)")] = None,
@@ -85,7 +85,7 @@ def declare_tools(jarvis: Jarvis) -> list[Tool]:
         )
 
     async def jarvis_diagnose(
-        action: Annotated[str, _enum("Operation", diagnose.ACTIONS)],
+        action: Annotated[str, _enum(None, diagnose.ACTIONS)],
         profile: Annotated[str | None, Field(description="Profile name")] = None,
         log_type: Annotated[str | None, _enum("Stream, default stderr", diagnose.LOG_TYPES)] = None,
         aggregate: Annotated[bool | None, Field(description="Logs of all profiles")] = None,

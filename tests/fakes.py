@@ -1,0 +1,90 @@
+"""An in-memory DockerRunner driven by plain functions, and a fixed project: unit tests need no daemon."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from jarvis.context import Jarvis
+from jarvis.project import ProjectSpec, ServiceSpec
+from jarvis.runner import EngineInfo, ExecResult, LogLine, LogStream, ServiceLogs, ServiceStatus
+from jarvis.settings import Settings
+
+SERVICES = ("mcpm-essentials", "mcpm-memory", "mcpm-dev-core", "mcpm-data", "mcpm-research")
+
+
+class StaticProject:
+    def __init__(self, services: Sequence[str] = SERVICES, builds: Sequence[str] = ("mcpm-research",)) -> None:
+        self._spec = ProjectSpec(
+            name="fake",
+            directory=Path("/fake"),
+            services={
+                s: ServiceSpec(name=s, image=None if s in builds else "img", builds=s in builds) for s in services
+            },
+        )
+
+    def spec(self) -> ProjectSpec:
+        return self._spec
+
+    def compose_version(self) -> str:
+        return "v5.0.0"
+
+
+class FakeRunner:
+    """Records every call; `handlers[method](*args)` decides the answer (raise to fail)."""
+
+    def __init__(self, **handlers: Callable[..., Any]) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        self.handlers = handlers
+
+    def _call(self, method: str, *args: Any, default: Any = None, **kwargs: Any) -> Any:
+        self.calls.append((method, args, kwargs))
+        handler = self.handlers.get(method)
+        return handler(*args, **kwargs) if handler else default
+
+    def compose_up(self, services: Sequence[str] = (), *, no_deps: bool = False) -> None:
+        self._call("compose_up", list(services), no_deps=no_deps)
+
+    def compose_down(self, *, remove_images: bool = False) -> None:
+        self._call("compose_down", remove_images=remove_images)
+
+    def compose_restart(self, services: Sequence[str] = ()) -> None:
+        self._call("compose_restart", list(services))
+
+    def compose_build(self, services: Sequence[str] = (), *, no_cache: bool = False) -> None:
+        self._call("compose_build", list(services), no_cache=no_cache)
+
+    def compose_stop(self, services: Sequence[str] = ()) -> None:
+        self._call("compose_stop", list(services))
+
+    def compose_start(self, services: Sequence[str] = ()) -> None:
+        self._call("compose_start", list(services))
+
+    def compose_ps(self) -> list[ServiceStatus]:
+        return self._call("compose_ps", default=[running(s) for s in SERVICES])
+
+    def compose_logs(self, service: str, lines: int, stream: LogStream = "all") -> ServiceLogs:
+        default = ServiceLogs(service=service, requested=stream, lines=(LogLine(stream="stderr", text=f"{service} e"),))
+        return self._call("compose_logs", service, lines, stream, default=default)
+
+    def exec_in_service(self, service: str, command: Sequence[str]) -> ExecResult:
+        return self._call(
+            "exec_in_service", service, list(command), default=ExecResult(exit_code=0, stdout="", stderr="")
+        )
+
+    def engine_info(self) -> EngineInfo:
+        return self._call("engine_info", default=EngineInfo(host="unix:///fake.sock", version="1", api_version="1.41"))
+
+    def called(self, method: str) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+        return [(args, kwargs) for name, args, kwargs in self.calls if name == method]
+
+
+def running(service: str, **fields: Any) -> ServiceStatus:
+    return ServiceStatus(service=service, container=f"fake-{service}-1", state="running", **fields)
+
+
+def fake_jarvis(runner: FakeRunner | None = None, **settings: Any) -> Jarvis:
+    values: dict[str, Any] = {"project_dir": Path("/fake")}
+    values.update(settings)
+    return Jarvis(settings=Settings.model_validate(values), project=StaticProject(), runner=runner or FakeRunner())  # type: ignore[arg-type]

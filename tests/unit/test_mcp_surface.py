@@ -1,0 +1,83 @@
+"""The MCP surface every client pays for on connection: names, schemas, annotations, byte budget."""
+
+import json
+
+import pytest
+from mcp import Client
+
+from jarvis.server import create_server
+from tests.fakes import FakeRunner, StaticProject, fake_jarvis
+
+# Measured 1,641 bytes for 3 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason.
+TOOLS_LIST_BUDGET = 1700
+
+
+def server(runner: FakeRunner | None = None):
+    jarvis = fake_jarvis(runner)
+    return create_server(jarvis.settings, runner=jarvis.runner, project=StaticProject())  # type: ignore[arg-type]
+
+
+async def listed() -> list[dict]:
+    async with Client(server()) as client:
+        tools = (await client.list_tools()).tools
+    return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+
+
+async def test_tools_list_fits_its_byte_budget() -> None:
+    payload = await listed()
+    size = len(json.dumps(payload))
+    assert size <= TOOLS_LIST_BUDGET, f"tools/list grew to {size} bytes"
+    assert {t["name"] for t in payload} == {"jarvis_check_status", "jarvis_system", "jarvis_diagnose"}
+
+
+async def test_schemas_are_tight_and_descriptions_short() -> None:
+    for tool in await listed():
+        assert len(tool["description"]) <= 100
+        text = json.dumps(tool["inputSchema"])
+        assert '"title"' not in text
+        assert '"null"' not in text
+        assert "outputSchema" not in tool
+    system = next(t for t in await listed() if t["name"] == "jarvis_system")
+    props = system["inputSchema"]["properties"]
+    assert props["action"]["enum"] == ["rebuild", "stop", "start", "restart_infra", "docker_logs", "docker_status"]
+    assert system["inputSchema"]["required"] == ["action"]
+    assert set(props) == {"action", "service", "lines", "no_cache"}
+
+
+async def test_annotations_are_honest() -> None:
+    tools = {t["name"]: t["annotations"] for t in await listed()}
+    assert tools["jarvis_system"]["destructiveHint"] is True
+    assert tools["jarvis_system"]["readOnlyHint"] is False
+    for name in ("jarvis_diagnose", "jarvis_check_status"):
+        assert tools[name]["readOnlyHint"] is True
+        assert tools[name]["destructiveHint"] is False
+    for hints in tools.values():
+        assert set(hints) == {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("jarvis_system", {"action": "nuke"}, "Invalid action 'nuke'. Valid actions: rebuild, stop"),
+        ("jarvis_diagnose", {"action": "logs", "profile": "research", "log_type": "x"}, "Valid log_types"),
+        ("jarvis_system", {"action": "docker_logs", "lines": 0}, "lines must be 1-500"),
+        ("jarvis_system", {"action": "stop", "service": "nope"}, "Services: mcpm-essentials"),
+    ],
+)
+async def test_bad_input_is_a_tool_error_naming_valid_values(tool: str, arguments: dict, message: str) -> None:
+    async with Client(server()) as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error
+    assert message in result.content[0].text
+
+
+async def test_rebuild_reports_progress_when_asked() -> None:
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async with Client(server()) as client:
+        result = await client.call_tool("jarvis_system", {"action": "rebuild"}, progress_callback=on_progress)
+    assert not result.is_error
+    assert seen == [0, 1, 2, 3]
