@@ -9,6 +9,7 @@ Each step is idempotent and reports what it did.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shutil
@@ -21,6 +22,8 @@ from jarvis.errors import JarvisError
 from jarvis.settings import bundled_stacks_dir
 
 BASE_IMAGE = "jarvis/busybox:1"
+DIGEST_LABEL = "io.jarvis.base-digest"
+DIGEST_LABEL = "io.jarvis.base-digest"
 BUSYBOX_CANDIDATES = ("/bin/busybox", "/usr/bin/busybox")
 
 
@@ -77,19 +80,29 @@ def _is_static(path: Path) -> bool:
     return "not a dynamic executable" in done.stdout + done.stderr or "statically linked" in done.stdout
 
 
-def ensure_base_image(tag: str = BASE_IMAGE, rebuild: bool = False) -> str:
+def base_sources_digest() -> str:
+    """Digest of compose/base/*: an image built from other sources is rebuilt, not silently reused."""
+    digest = hashlib.sha256()
+    for file in sorted((bundled_stacks_dir() / "base").iterdir()):
+        digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def ensure_base_image(tag: str = BASE_IMAGE) -> str:
     import docker
 
+    digest = base_sources_digest()
     client = docker.from_env()
     try:
-        if not rebuild:
-            try:
-                client.images.get(tag)
+        try:
+            if client.images.get(tag).labels.get(DIGEST_LABEL) == digest:
                 return f"base image {tag}: present"
-            except docker.errors.ImageNotFound:
-                pass
+        except docker.errors.ImageNotFound:
+            pass
         context = _base_image_context(static_busybox())
-        client.images.build(fileobj=context, custom_context=True, tag=tag, rm=True, forcerm=True)
+        client.images.build(
+            fileobj=context, custom_context=True, tag=tag, rm=True, forcerm=True, labels={DIGEST_LABEL: digest}
+        )
         return f"base image {tag}: built"
     finally:
         client.close()

@@ -89,8 +89,11 @@ def sweep_project(name: str) -> None:
         for volume in client.volumes.list(filters=label):
             with contextlib.suppress(docker.errors.APIError):
                 volume.remove(force=True)
-        for image in client.images.list(filters=label):
-            with contextlib.suppress(docker.errors.APIError):
-                client.images.remove(image.id, force=True)
+        # Images Compose built are named <project>-<service> and, with the classic builder, carry no project label.
+        for image in client.images.list():
+            for tag in image.tags:
+                if tag.startswith(f"{name}-"):
+                    with contextlib.suppress(docker.errors.APIError):
+                        client.images.remove(tag, force=True)
     finally:
         client.close()
