@@ -44,8 +44,14 @@ def base_image(docker_ready: None) -> Iterator[str]:
         existed = True
     except docker.errors.ImageNotFound:
         existed = False
+    dangling_before = {image.id for image in client.images.list(filters={"dangling": True})}
     ensure_base_image()
     yield BASE_IMAGE
+    # A rebuild leaves the image it replaced untagged: remove the ones this session left behind.
+    for image in client.images.list(filters={"dangling": True}):
+        if image.id not in dangling_before:
+            with contextlib.suppress(docker.errors.APIError):
+                client.images.remove(image.id, force=True)
     if not existed:
         # Still in use means a stack was left running: that test's own cleanup failure is reported there.
         with contextlib.suppress(docker.errors.APIError):
