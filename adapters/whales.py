@@ -60,8 +60,8 @@ def _map_errors(what: str) -> Iterator[None]:
             raise ProjectError(COMPOSE_MISSING_HINT) from exc
         if "no such service" in lowered:
             raise UnknownService(output.strip()) from exc
-        if "has no container to start" in lowered:
-            raise NoContainer(output.strip()) from exc
+        if "has no container to start" in lowered or "no container found" in lowered:
+            raise NoContainer(f"{output.strip()}; `rebuild` creates the containers.") from exc
         raise DockerCommandFailed(f"{what} failed (exit {exc.return_code})", output) from exc
 
 

@@ -64,9 +64,8 @@ def test_stop_and_start_everything(lifecycle_stack: tuple[str, Stack]) -> None:
 
 def test_starting_a_service_without_container_says_so(lifecycle_stack: tuple[str, Stack]) -> None:
     name, stack = lifecycle_stack
-    if name == "whales":
-        pytest.skip("Compose itself reports this; covered through the MCP end-to-end tests")
     with running_stack(stack.directory, up=False) as empty:
-        adapter = DockerPyAdapter(ComposeProject(empty.settings()))
+        project = ComposeProject(empty.settings())
+        adapter = WhalesAdapter(project) if name == "whales" else DockerPyAdapter(project)
         with pytest.raises(NoContainer, match="rebuild"):
             adapter.compose_start(["mcpm-memory"])

@@ -22,6 +22,7 @@ def whales_error(stderr: str, code: int = 1) -> WhalesException:
         ("docker: 'compose' is not a docker command.", ProjectError),
         ("no such service: nope", UnknownService),
         ('service "a" has no container to start', NoContainer),
+        ('no container found for project "x": not found', NoContainer),
         ("failed to solve: dockerfile parse error line 3", DockerCommandFailed),
     ],
 )
