@@ -106,8 +106,12 @@ def main() -> int:
     with stack(ROOT / "bench" / "flood") as jarvis:
         container = f"{jarvis.project.spec().name}-flood-1"
         # The stderr line may be logged before the last stdout lines (the daemon drains two pipes).
-        wait_until(lambda: b"flood line 1000000" in client.containers.get(container).logs(tail=3)
-                   and b"flood stderr 1" in client.containers.get(container).logs(stdout=False, tail=3))
+        wait_until(
+            lambda: (
+                b"flood line 1000000" in client.containers.get(container).logs(tail=3)
+                and b"flood stderr 1" in client.containers.get(container).logs(stdout=False, tail=3)
+            )
+        )
         for stream, label in (
             ("stdout", "2. last 500 stdout lines of 1,000,000 vs docker logs"),
             ("all", "2b. last 500 lines, all streams, vs docker logs"),
