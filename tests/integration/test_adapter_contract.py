@@ -9,15 +9,15 @@ from adapters.whales import WhalesAdapter
 from jarvis.errors import NotSupported
 from jarvis.project import ComposeProject
 from jarvis.runner import DockerRunner
+from jarvis.runner_factory import make_adapter
 from tests.stacks import Stack
 
 pytestmark = pytest.mark.docker
-ADAPTERS = {"whales": WhalesAdapter, "dockerpy": DockerPyAdapter}
 
 
-@pytest.fixture(params=list(ADAPTERS))
+@pytest.fixture(params=["whales", "dockerpy"])
 def adapter(request: pytest.FixtureRequest, default_stack: Stack) -> DockerRunner:
-    return ADAPTERS[request.param](ComposeProject(default_stack.settings()))
+    return make_adapter(request.param, ComposeProject(default_stack.settings()))
 
 
 def texts(logs) -> list[str]:
