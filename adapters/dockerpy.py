@@ -10,6 +10,7 @@ and restart those containers; building images and creating containers is Compose
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -20,6 +21,7 @@ from docker.errors import APIError, DockerException, NotFound
 from docker.models.containers import Container
 
 from adapters.endpoint import daemon_endpoint
+from jarvis.concurrency import map_concurrently
 from jarvis.errors import DaemonUnavailable, DockerCommandFailed, JarvisError, NoContainer, NotSupported
 from jarvis.logtail import RawEntry, last_lines
 from jarvis.project import ComposeProject
@@ -71,6 +73,10 @@ class DockerPyAdapter:
         with self._lock:
             if self._client is None:
                 self._client = docker.from_env()
+                if self._client.api.base_url.startswith("http+docker://"):
+                    # Unix socket, named pipe or ssh: no HTTP proxy applies, and requests would otherwise
+                    # scan the environment for proxy settings on every call (~0.5 ms each).
+                    self._client.api.trust_env = False
             return self._client
 
     def _containers(self, services: Sequence[str] = ()) -> list[Container]:
@@ -121,34 +127,44 @@ class DockerPyAdapter:
             return sorted((_status(c.attrs) for c in self._containers()), key=lambda s: (s.service, s.container))
 
     def compose_logs(self, service: str, lines: int, stream: LogStream = "all") -> ServiceLogs:
-        with _map_errors(f"logs of {service}"):
-            containers = self._containers([service])
-            if not containers:
-                raise NoContainer(f"Service {service} has no container; `rebuild` creates it.")
-            # Newest container first: after a recreate, the old one may linger while being removed.
-            container = max(containers, key=lambda c: c.attrs.get("Created", 0))
-            tty = bool(self.client.api.inspect_container(container.id)["Config"].get("Tty"))
+        result = self.compose_logs_many([service], lines, stream)[0]
+        if isinstance(result, Exception):
+            raise result
+        return result
 
-            def read_tail(tail: int) -> Iterator[RawEntry]:
-                return self._log_entries(container.id, tail, tty)
+    def compose_logs_many(
+        self, services: Sequence[str], lines: int, stream: LogStream = "all"
+    ) -> list[ServiceLogs | Exception]:
+        with _map_errors("list containers"):
+            containers = self._containers(services)  # one listing shared by every service
 
-            return ServiceLogs(
-                service=service,
-                requested=stream,
-                lines=last_lines(read_tail, lines, stream),
-                tty=tty,
-                container=_name(container.attrs),
-            )
+        def logs_of(service: str) -> ServiceLogs:
+            with _map_errors(f"logs of {service}"):
+                own = [c for c in containers if _service(c) == service]
+                if not own:
+                    raise NoContainer(f"Service {service} has no container; `rebuild` creates it.")
+                # Newest container first: after a recreate, the old one may linger while being removed.
+                container = max(own, key=lambda c: c.attrs.get("Created", 0))
+                kept = last_lines(lambda tail: self._log_entries(container.id, tail), lines, stream)
+                if kept:
+                    tty = kept[0].stream == "tty"
+                else:  # nothing logged: the project's model says whether it runs with a TTY
+                    spec = self.project.spec().services.get(service)
+                    tty = bool(spec and spec.tty)
+                return ServiceLogs(
+                    service=service, requested=stream, lines=kept, tty=tty, container=_name(container.attrs)
+                )
 
-    def _log_entries(self, container_id: str, tail: int, tty: bool) -> Iterator[RawEntry]:
+        return map_concurrently(logs_of, services)
+
+    def _log_entries(self, container_id: str, tail: int) -> Iterator[RawEntry]:
         api = self.client.api
         url = f"{api.base_url}/v{api.api_version}/containers/{container_id}/logs"
         params = {"stdout": 1, "stderr": 1, "timestamps": 1, "tail": tail, "follow": 0}
         with api.get(url, params=params, stream=True) as response:
             if response.status_code >= 400:
                 response.raise_for_status()
-            chunks = response.iter_content(chunk_size=64 * 1024)
-            yield from (_tty_lines(chunks) if tty else _frames(chunks))
+            yield from _entries(response.iter_content(chunk_size=64 * 1024))
 
     def exec_in_service(self, service: str, command: Sequence[str]) -> ExecResult:
         with _map_errors(f"exec in {service}"):
@@ -171,6 +187,17 @@ class DockerPyAdapter:
                 api_version=version.get("ApiVersion", "?"),
                 os=version.get("Os", ""),
             )
+
+
+def _entries(chunks: Iterator[bytes]) -> Iterator[RawEntry]:
+    """Multiplexed frames, or a TTY's raw stream. Engines before API 1.42 send the same content type for
+    both, so the first byte decides: a frame starts with its stream id (0-2); a TTY line requested with
+    timestamps starts with the year's first digit. This saves an inspect call per read."""
+    first = next(chunks, b"")
+    if not first:
+        return
+    rest = itertools.chain([first], chunks)
+    yield from (_frames(rest) if first[0] <= 2 else _tty_lines(rest))
 
 
 def _frames(chunks: Iterator[bytes]) -> Iterator[RawEntry]:

@@ -19,6 +19,7 @@ from python_on_whales.client_config import ClientNotFoundError
 from python_on_whales.exceptions import DockerException
 
 from adapters.endpoint import daemon_endpoint
+from jarvis.concurrency import map_concurrently
 from jarvis.errors import (
     DaemonUnavailable,
     DockerCommandFailed,
@@ -151,6 +152,12 @@ class WhalesAdapter:
                 approximate=not tty,
                 container=container.name,
             )
+
+    def compose_logs_many(
+        self, services: Sequence[str], lines: int, stream: LogStream = "all"
+    ) -> list[ServiceLogs | Exception]:
+        # One CLI process per service: `compose logs a b` would merge them into one stream.
+        return map_concurrently(lambda service: self.compose_logs(service, lines, stream), services)
 
     def exec_in_service(self, service: str, command: Sequence[str]) -> ExecResult:
         with _map_errors("docker exec"):

@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import gc
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -79,6 +80,8 @@ def report(label: str, jarvis_s: float, cli_s: float, target: str) -> None:
 
 
 def main() -> int:
+    # `timeout` and Ctrl-C must still remove the stacks: turn SIGTERM into an exception that unwinds them.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
     rounds = parser.parse_args().rounds
@@ -86,51 +89,57 @@ def main() -> int:
     client = docker.from_env()
     print(f"docker engine {client.version()['Version']}, {rounds} rounds, medians\n")
 
-    with stack(default_stack_dir()) as jarvis:
-        name = jarvis.project.spec().name
-        compose_file = str(default_stack_dir() / "compose.yaml")
-        wait_until(lambda: len(jarvis.runner.compose_ps()) == 5)
-        status = median_seconds(lambda: system.docker_status(jarvis), rounds)
-        ps_json = median_seconds(
-            cli("docker", "compose", "-f", compose_file, "-p", name, "ps", "-a", "--format", "json"), rounds
-        )
-        report("1. docker_status (docker-py) vs compose ps --format json", status, ps_json, "target >= 5x")
-
-        one = median_seconds(lambda: diagnose.logs(jarvis, "research", "stderr", False, 50), rounds)
-        five = median_seconds(lambda: diagnose.logs(jarvis, None, "stderr", True, 50), rounds)
-        print(
-            f"{'3. aggregate logs of 5 profiles vs one profile':<58} one {one * 1000:8.1f} ms   "
-            f"five {five * 1000:8.1f} ms   ratio five/one {five / one:5.2f}x   (target < 1.5x)"
-        )
-
-    with stack(ROOT / "bench" / "flood") as jarvis:
-        container = f"{jarvis.project.spec().name}-flood-1"
-        # The stderr line may be logged before the last stdout lines (the daemon drains two pipes).
-        wait_until(
-            lambda: (
-                b"flood line 1000000" in client.containers.get(container).logs(tail=3)
-                and b"flood stderr 1" in client.containers.get(container).logs(stdout=False, tail=3)
-            )
-        )
-        for stream, label in (
-            ("stdout", "2. last 500 stdout lines of 1,000,000 vs docker logs"),
-            ("all", "2b. last 500 lines, all streams, vs docker logs"),
-        ):
-            ours = median_seconds(lambda s=stream: jarvis.runner.compose_logs("flood", 500, s), rounds)
-            theirs = median_seconds(cli("docker", "logs", "--tail", "500", container), rounds)
-            report(label, ours, theirs, "target: jarvis <= 2x the cli time, i.e. ratio >= 0.5")
-        growth = memory_growth(lambda: jarvis.runner.compose_logs("flood", 500, "stderr"))
-        worst = median_seconds(lambda: jarvis.runner.compose_logs("flood", 500, "stderr"), max(3, rounds // 5))
-        print(
-            f"{'2c. last 500 STDERR lines buried under 1,000,000 stdout':<58} jarvis {worst * 1000:8.1f} ms   "
-            f"(reads the whole log: the engine tails before it filters)"
-        )
-        print(
-            f"    peak memory growth for 2c: python heap {growth[0] / 1e6:.1f} MB, "
-            f"process max RSS +{growth[1] / 1e3:.1f} MB (target < 50 MB)"
-        )
+    with contextlib.ExitStack() as stacks:
+        # The flood stack needs minutes to log 1,000,000 lines: start it first, measure the default stack meanwhile.
+        flood = stacks.enter_context(stack(ROOT / "bench" / "flood"))
+        jarvis = stacks.enter_context(stack(default_stack_dir()))
+        measure_default_stack(jarvis, rounds)
+        measure_flood(flood, client, rounds)
     client.close()
     return 0
+
+
+def measure_default_stack(jarvis: Jarvis, rounds: int) -> None:
+    name = jarvis.project.spec().name
+    compose_file = str(default_stack_dir() / "compose.yaml")
+    wait_until(lambda: len(jarvis.runner.compose_ps()) == 5)
+    status = median_seconds(lambda: system.docker_status(jarvis), rounds)
+    ps_json = median_seconds(
+        cli("docker", "compose", "-f", compose_file, "-p", name, "ps", "-a", "--format", "json"), rounds
+    )
+    report("1. docker_status (docker-py) vs compose ps --format json", status, ps_json, "target >= 5x")
+
+    one = median_seconds(lambda: diagnose.logs(jarvis, "research", "stderr", False, 50), rounds)
+    five = median_seconds(lambda: diagnose.logs(jarvis, None, "stderr", True, 50), rounds)
+    print(
+        f"{'3. aggregate logs of 5 profiles vs one profile':<58} one {one * 1000:8.1f} ms   "
+        f"five {five * 1000:8.1f} ms   ratio five/one {five / one:5.2f}x   (target < 1.5x)"
+    )
+
+
+def measure_flood(jarvis: Jarvis, client: docker.DockerClient, rounds: int) -> None:
+    container = f"{jarvis.project.spec().name}-flood-1"
+    wait_until(lambda: b"flood line 1000000" in client.containers.get(container).logs(tail=1))
+    for stream, label in (
+        ("stdout", "2. last 500 stdout lines of 1,000,000 vs docker logs"),
+        ("all", "2b. last 500 lines, all streams, vs docker logs"),
+    ):
+        ours = median_seconds(lambda s=stream: jarvis.runner.compose_logs("flood", 500, s), rounds)
+        theirs = median_seconds(cli("docker", "logs", "--tail", "500", container), rounds)
+        report(label, ours, theirs, "target: jarvis <= 2x the cli time, i.e. ratio >= 0.5")
+    growth = memory_growth(lambda: jarvis.runner.compose_logs("flood", 500, "stdout"))
+    growth_whole = memory_growth(lambda: jarvis.runner.compose_logs("flood", 500, "stderr"))
+    worst = median_seconds(lambda: jarvis.runner.compose_logs("flood", 500, "stderr"), max(3, rounds // 5))
+    # The CLI needs the whole log for this too: `docker logs` then keep stderr's tail.
+    whole = median_seconds(
+        lambda: subprocess.run(
+            ["sh", "-c", f"docker logs {container} 2>&1 >/dev/null | tail -n 500"], capture_output=True, check=True
+        ),
+        max(3, rounds // 5),
+    )
+    report("2c. the one stderr line, under 1,000,000 stdout lines", worst, whole, "whole log read by both; no target")
+    for label, (heap, rss) in (("2", growth), ("2c", growth_whole)):
+        print(f"    peak memory growth for {label}: python heap {heap / 1e6:.1f} MB, max RSS +{rss / 1e3:.1f} MB")
 
 
 def memory_growth(fn: Callable[[], object]) -> tuple[int, int]:

@@ -2,12 +2,14 @@
 
 The engine applies `tail` before it filters by stream: with 10 stderr lines followed by 1,000 stdout
 lines, `tail=5` of stderr returns nothing. So we ask for both streams with `tail=T`, keep only the
-requested stream's last N lines, and widen `T` (x4) until we have N lines or the whole log was read.
+requested stream's last N lines, and widen `T` until we have N lines or the whole log was read: by the
+wanted stream's density when some of it was seen, else x8 (few round trips, at most ~8/7 of the log re-read).
 Only the kept entries are decoded and their timestamps parsed.
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -18,7 +20,8 @@ from jarvis.runner import LineStream, LogLine, LogStream
 RawEntry = tuple[LineStream, bytes]
 ReadTail = Callable[[int], Iterable[RawEntry]]
 
-GROWTH = 4
+GROWTH = 8
+MARGIN = 1.25  # widen a little past the density estimate, so one more read usually suffices
 
 
 def last_entries(read_tail: ReadTail, lines: int, stream: LogStream) -> list[RawEntry]:
@@ -32,7 +35,13 @@ def last_entries(read_tail: ReadTail, lines: int, stream: LogStream) -> list[Raw
                 kept.append(entry)
         if len(kept) >= lines or seen < tail:
             return list(kept)
-        tail *= GROWTH
+        tail = next_tail(tail, lines, len(kept))
+
+
+def next_tail(tail: int, lines: int, kept: int) -> int:
+    if kept == 0:
+        return tail * GROWTH
+    return max(math.ceil(tail * lines / kept * MARGIN), tail * 2)
 
 
 def last_lines(read_tail: ReadTail, lines: int, stream: LogStream) -> tuple[LogLine, ...]:

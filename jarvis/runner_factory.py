@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from adapters.dockerpy import DockerPyAdapter
 from adapters.whales import WhalesAdapter
+from jarvis.errors import all_daemon_unavailable
 from jarvis.project import ComposeProject
 from jarvis.retry import call_with_retry
 from jarvis.runner import DockerRunner, EngineInfo, ExecResult, LogStream, ServiceLogs, ServiceStatus
@@ -47,6 +48,17 @@ class RoutedRunner:
 
     def compose_logs(self, service: str, lines: int, stream: LogStream = "all") -> ServiceLogs:
         return call_with_retry(self.retry_timeout, self.observe.compose_logs, service, lines, stream)
+
+    def compose_logs_many(
+        self, services: Sequence[str], lines: int, stream: LogStream = "all"
+    ) -> list[ServiceLogs | Exception]:
+        def attempt() -> list[ServiceLogs | Exception]:
+            results = self.observe.compose_logs_many(services, lines, stream)
+            if down := all_daemon_unavailable(results):
+                raise down  # so the retry policy sees it
+            return results
+
+        return call_with_retry(self.retry_timeout, attempt)
 
     def exec_in_service(self, service: str, command: Sequence[str]) -> ExecResult:
         return call_with_retry(self.retry_timeout, self.observe.exec_in_service, service, command)

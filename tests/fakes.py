@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from jarvis.concurrency import map_concurrently
 from jarvis.context import Jarvis
 from jarvis.project import ProjectSpec, ServiceSpec
 from jarvis.runner import EngineInfo, ExecResult, LogLine, LogStream, ServiceLogs, ServiceStatus
@@ -67,6 +68,11 @@ class FakeRunner:
     def compose_logs(self, service: str, lines: int, stream: LogStream = "all") -> ServiceLogs:
         default = ServiceLogs(service=service, requested=stream, lines=(LogLine(stream="stderr", text=f"{service} e"),))
         return self._call("compose_logs", service, lines, stream, default=default)
+
+    def compose_logs_many(
+        self, services: Sequence[str], lines: int, stream: LogStream = "all"
+    ) -> list[ServiceLogs | Exception]:
+        return map_concurrently(lambda service: self.compose_logs(service, lines, stream), services)
 
     def exec_in_service(self, service: str, command: Sequence[str]) -> ExecResult:
         return self._call(

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from jarvis.concurrency import map_concurrently
 from jarvis.context import Jarvis
-from jarvis.errors import DaemonUnavailable, InvalidInput
+from jarvis.errors import InvalidInput, JarvisError, all_daemon_unavailable
 from jarvis.formatting import error_section, log_block
 from jarvis.runner import LogStream
 from jarvis.tools.args import log_lines, pick, profile_service
@@ -38,14 +37,20 @@ def logs(jarvis: Jarvis, profile: str | None, log_type: str | None, aggregate: b
         service = profile_service(jarvis, profile)
         return log_block(jarvis.runner.compose_logs(service, count, stream), f"{profile} ({service})", note)
 
-    def one(name: str) -> str:
-        service = profile_service(jarvis, name)
-        return log_block(jarvis.runner.compose_logs(service, count, stream), f"{name} ({service})", note)
-
-    results = map_concurrently(one, profiles)
-    if all(isinstance(r, DaemonUnavailable) for r in results):
-        raise results[0]  # type: ignore[misc]
-    return "\n".join(
-        error_section(name, result) if isinstance(result, Exception) else result
-        for name, result in zip(profiles, results, strict=True)
-    )
+    # A profile whose service is missing gets its error section; the others are read together.
+    sections: dict[str, str] = {}
+    services: dict[str, str] = {}
+    for name in profiles:
+        try:
+            services[name] = profile_service(jarvis, name)
+        except JarvisError as exc:
+            sections[name] = error_section(name, exc)
+    results = jarvis.runner.compose_logs_many(list(services.values()), count, stream) if services else []
+    if down := all_daemon_unavailable(results):
+        raise down
+    for (name, service), result in zip(services.items(), results, strict=True):
+        if isinstance(result, Exception):
+            sections[name] = error_section(name, result)
+        else:
+            sections[name] = log_block(result, f"{name} ({service})", note)
+    return "\n".join(sections[name] for name in profiles)

@@ -22,7 +22,7 @@ def test_last_lines_of_a_stream_the_other_stream_buried() -> None:
     lines = last_lines(read_tail, 5, "stderr")
     assert [line.text for line in lines] == [f"err {i}" for i in range(6, 11)]
     assert all(line.stream == "stderr" for line in lines)
-    assert reads == [5, 20, 80, 320, 1280]  # widened until the whole log had been read
+    assert reads == [5, 40, 320, 2560]  # widened x8 until the whole log had been read
 
 
 def test_reads_no_more_than_needed_when_the_stream_is_recent() -> None:
@@ -40,10 +40,19 @@ def test_all_keeps_the_daemon_order_and_short_logs_stop_early() -> None:
     assert reads == [50]
 
 
+def test_widening_follows_the_density_of_the_wanted_stream() -> None:
+    # One stderr line in every ten: after 50 entries hold 5, about 500 more are needed for 50 lines.
+    entries = [("stderr" if i % 10 == 0 else "stdout", f"line {i}") for i in range(5000)]
+    read_tail, reads = log_of(entries)
+    lines = last_lines(read_tail, 50, "stderr")
+    assert [line.text for line in lines] == [f"line {i}" for i in range(4500, 5000, 10)]
+    assert reads == [50, 625]  # density estimate x1.25: one widening, not three
+
+
 def test_missing_stream_returns_nothing_after_reading_everything() -> None:
     read_tail, reads = log_of([("stdout", str(i)) for i in range(30)])
     assert last_entries(read_tail, 10, "stderr") == []
-    assert reads == [10, 40]
+    assert reads == [10, 80]
 
 
 def test_tty_lines_count_for_any_stream() -> None:
