@@ -6,7 +6,7 @@ import pytest
 
 from adapters.dockerpy import DockerPyAdapter
 from adapters.whales import WhalesAdapter
-from jarvis.errors import NotSupported
+from jarvis.errors import NoContainer, NotSupported
 from jarvis.project import ComposeProject
 from jarvis.runner import DockerRunner
 from jarvis.runner_factory import make_adapter
@@ -66,6 +66,14 @@ def test_tty_service_says_its_streams_are_merged(adapter: DockerRunner) -> None:
     assert logs.tty
     assert {line.stream for line in logs.lines} == {"tty"}
     assert {"data out 1", "data err 1"} <= set(texts(logs))
+
+
+def test_logs_of_several_services_come_back_in_order_with_failures_in_place(adapter: DockerRunner) -> None:
+    stderr_only, tty, missing = adapter.compose_logs_many(["mcpm-research", "mcpm-data", "mcpm-gone"], 2, "stderr")
+    assert texts(stderr_only) == ["research err 9", "research err 10"]
+    assert tty.tty
+    assert not stderr_only.tty
+    assert isinstance(missing, NoContainer)
 
 
 def test_exec_separates_streams_and_returns_the_exit_code(adapter: DockerRunner) -> None:

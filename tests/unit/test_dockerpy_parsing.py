@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.dockerpy import _frames, _status, _tty_lines
+from adapters.dockerpy import _entries, _frames, _status, _tty_lines
 
 RECORDED = Path(__file__).parent / "recorded"
 
@@ -34,6 +34,14 @@ def test_truncated_frame_is_dropped_not_misread() -> None:
 def test_tty_stream_is_split_into_lines() -> None:
     chunks = [b"a\r\nb", b"c\r\n", b"tail"]
     assert list(_tty_lines(iter(chunks))) == [("tty", b"a"), ("tty", b"bc"), ("tty", b"tail")]
+
+
+def test_first_byte_tells_frames_from_a_tty_stream() -> None:
+    multiplexed = [frame(2, b"2026-11-21T10:00:00Z e\n")[:1], frame(2, b"2026-11-21T10:00:00Z e\n")[1:]]
+    assert list(_entries(iter(multiplexed))) == [("stderr", b"2026-11-21T10:00:00Z e\n")]
+    tty = [b"2026-11-21T10:00:00Z a\r\n2026-11-21T10:00:01Z b\r\n"]
+    assert [stream for stream, _ in _entries(iter(tty))] == ["tty", "tty"]
+    assert list(_entries(iter([]))) == []
 
 
 def test_container_list_entries_become_service_statuses() -> None:
