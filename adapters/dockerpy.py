@@ -122,9 +122,18 @@ class DockerPyAdapter:
                 container.restart()
 
     # Observation.
-    def compose_ps(self) -> list[ServiceStatus]:
+    def compose_ps(self, *, inspect: bool = False) -> list[ServiceStatus]:
         with _map_errors("list containers"):
-            return sorted((_status(c.attrs) for c in self._containers()), key=lambda s: (s.service, s.container))
+            statuses = [_status(c.attrs) for c in self._containers()]
+        if inspect:
+            # The list endpoint has no restart count; one inspect per container, concurrently.
+            api = self.client.api
+            counts = map_concurrently(lambda s: api.inspect_container(s.container)["RestartCount"], statuses)
+            statuses = [
+                s.model_copy(update={"restart_count": n}) if isinstance(n, int) else s
+                for s, n in zip(statuses, counts, strict=True)
+            ]
+        return sorted(statuses, key=lambda s: (s.service, s.container))
 
     def compose_logs(self, service: str, lines: int, stream: LogStream = "all") -> ServiceLogs:
         result = self.compose_logs_many([service], lines, stream)[0]

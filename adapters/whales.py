@@ -123,7 +123,7 @@ class WhalesAdapter:
         ids = [c.id for c in self.client.compose.ps(_services_arg([service] if service else []), all=True)]
         return list(self.client.container.inspect(ids)) if ids else []
 
-    def compose_ps(self) -> list[ServiceStatus]:
+    def compose_ps(self, *, inspect: bool = False) -> list[ServiceStatus]:
         with _map_errors("docker compose ps"):
             return sorted((_status(c) for c in self._containers()), key=lambda s: (s.service, s.container))
 
@@ -221,6 +221,7 @@ def _status(container: Container) -> ServiceStatus:
         exit_code=state.exit_code if status in ("exited", "dead") else None,
         ports=tuple(sorted(ports, key=lambda p: (p.container_port, p.host_ip))),
         image=container.config.image or "",
+        restart_count=container.restart_count,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from jarvis.endpoint_probe import EndpointReport
 from jarvis.runner import LogLine, ServiceLogs, ServiceStatus
 
 STREAM_MARK = {"stdout": "O", "stderr": "E", "tty": "T"}
@@ -69,3 +70,53 @@ def _log_lines(lines: Sequence[LogLine], show_stream: bool) -> str:
 
 def error_section(title: str, error: Exception) -> str:
     return f"## {title} — ERROR\n{error}"
+
+
+TOOL_NAMES_SHOWN = 25
+
+
+def endpoint_block(report: EndpointReport, title: str) -> str:
+    took = f"{report.seconds:.2f}s"
+    if not report.ok:
+        lines = [f"## endpoint {title} — FAILED at {report.failed_at} ({took})", str(report.error)]
+        if report.server:
+            lines.append(f"server: {report.server}, protocol {report.protocol}")
+        lines.append(_endpoint_hint(report))
+        return "\n".join(lines)
+    names = ", ".join(report.tools[:TOOL_NAMES_SHOWN])
+    more = f" …and {len(report.tools) - TOOL_NAMES_SHOWN} more" if len(report.tools) > TOOL_NAMES_SHOWN else ""
+    return "\n".join(
+        [
+            f"## endpoint {title} — OK ({took})",
+            f"server: {report.server}, protocol {report.protocol}",
+            f"tools ({len(report.tools)}): {names or 'none'}{more}",
+        ]
+    )
+
+
+def endpoint_table(profiles: Sequence[str], reports: Sequence[EndpointReport]) -> str:
+    if not reports:
+        return "## endpoints: none configured (JARVIS_ENDPOINTS)"
+    ok = sum(r.ok for r in reports)
+    rows = [
+        f"| {name} | {r.url} | OK | {r.server} | {len(r.tools)} |"
+        if r.ok
+        else f"| {name} | {r.url} | FAILED at {r.failed_at}: {r.error} | {r.server or '-'} | - |"
+        for name, r in zip(profiles, reports, strict=True)
+    ]
+    return "\n".join(
+        [
+            f"## endpoints: {ok}/{len(reports)} ok",
+            "| profile | url | result | server | tools |",
+            "|---|---|---|---|---|",
+            *rows,
+        ]
+    )
+
+
+def _endpoint_hint(report: EndpointReport) -> str:
+    if report.failed_at == "tools/list":
+        return "hint: the server answered initialize but not tools/list: one of its servers likely failed to start"
+    if report.error and "Connect" in report.error:
+        return "hint: nothing listens there: is the profile's service running and publishing that port?"
+    return "hint: something answered, but not as an MCP streamable HTTP endpoint (wrong path or port?)"

@@ -50,6 +50,7 @@ class ServiceStatus(_Model):
     exit_code: int | None = None
     ports: tuple[PublishedPort, ...] = ()
     image: str = ""
+    restart_count: int | None = None  # only when asked for (`compose_ps(inspect=True)`): it costs an inspect
 
 
 class LogLine(_Model):
@@ -93,8 +94,8 @@ class DockerRunner(Protocol):
 
     def compose_restart(self, services: Sequence[str] = ()) -> None: ...
 
-    def compose_ps(self) -> list[ServiceStatus]:
-        """Every container of the project, running or not."""
+    def compose_ps(self, *, inspect: bool = False) -> list[ServiceStatus]:
+        """Every container of the project, running or not; `inspect` adds restart counts."""
         ...
 
     def compose_build(self, services: Sequence[str] = (), *, no_cache: bool = False) -> None: ...

@@ -43,8 +43,8 @@ class RoutedRunner:
     def compose_start(self, services: Sequence[str] = ()) -> None:
         call_with_retry(self.retry_timeout, self.lifecycle.compose_start, services)
 
-    def compose_ps(self) -> list[ServiceStatus]:
-        return call_with_retry(self.retry_timeout, self.observe.compose_ps)
+    def compose_ps(self, *, inspect: bool = False) -> list[ServiceStatus]:
+        return call_with_retry(self.retry_timeout, self.observe.compose_ps, inspect=inspect)
 
     def compose_logs(self, service: str, lines: int, stream: LogStream = "all") -> ServiceLogs:
         return call_with_retry(self.retry_timeout, self.observe.compose_logs, service, lines, stream)

@@ -87,13 +87,20 @@ def declare_tools(jarvis: Jarvis) -> list[Tool]:
     async def jarvis_diagnose(
         action: Annotated[str, _enum(None, diagnose.ACTIONS)],
         profile: Annotated[str | None, Field(description="Profile name")] = None,
+        endpoint: Annotated[str | None, Field(description="MCP URL for test_endpoint")] = None,
         log_type: Annotated[str | None, _enum("Stream, default stderr", diagnose.LOG_TYPES)] = None,
         aggregate: Annotated[bool | None, Field(description="Logs of all profiles")] = None,
         lines: Lines = None,
     ) -> CallToolResult:
         return await run_tool(
             lambda: diagnose.handle(
-                jarvis, action=action, profile=profile, log_type=log_type, aggregate=aggregate, lines=lines
+                jarvis,
+                action=action,
+                profile=profile,
+                endpoint=endpoint,
+                log_type=log_type,
+                aggregate=aggregate,
+                lines=lines,
             )
         )
 
@@ -116,7 +123,7 @@ def declare_tools(jarvis: Jarvis) -> list[Tool]:
         Tool.from_function(
             jarvis_diagnose,
             name="jarvis_diagnose",
-            description="Debug MCP profiles: logs (exact stdout/stderr, aggregate).",
+            description="Debug MCP profiles: health, endpoint handshake, exact logs, full report.",
             annotations=READ_ONLY,
         ),
     ]

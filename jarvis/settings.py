@@ -18,6 +18,11 @@ from jarvis.errors import ConfigError
 AdapterName = Literal["whales", "dockerpy"]
 COMPOSE_FILE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
 DEFAULT_PROFILES = ("essentials", "memory", "dev-core", "data", "research")
+# The MCPM daemon's profile ports (original Jarvis, notes §5.3): profile P serves http://localhost:<port>/mcp.
+DEFAULT_ENDPOINTS = {
+    profile: f"http://localhost:{port}/mcp"
+    for profile, port in {"essentials": 6276, "memory": 6277, "dev-core": 6278, "data": 6279, "research": 6281}.items()
+}
 
 # setting name -> environment variable; the names are Jarvis's public interface (README, "Configuration").
 ENV_NAMES = {
@@ -29,6 +34,10 @@ ENV_NAMES = {
     "lifecycle_adapter": "JARVIS_LIFECYCLE_ADAPTER",
     "observe_adapter": "JARVIS_OBSERVE_ADAPTER",
     "retry_timeout": "JARVIS_RETRY_TIMEOUT",
+    "endpoints": "JARVIS_ENDPOINTS",
+    "endpoint_timeout": "JARVIS_ENDPOINT_TIMEOUT",
+    "bootstrap_timeout": "JARVIS_BOOTSTRAP_TIMEOUT",
+    "mcpm_dir": "JARVIS_MCPM_DIR",
 }
 _LIST_SEPARATORS = {"compose_files": os.pathsep, "profiles": ","}
 
@@ -61,6 +70,21 @@ class Settings(BaseModel):
     lifecycle_adapter: AdapterName = "whales"
     observe_adapter: AdapterName = "dockerpy"
     retry_timeout: float = Field(default=10.0, ge=0, le=600)
+    endpoints: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ENDPOINTS))
+    endpoint_timeout: float = Field(default=10.0, gt=0, le=300)
+    bootstrap_timeout: float = Field(default=120.0, gt=0, le=3600)
+    mcpm_dir: Path = Field(default_factory=lambda: Path("~/.config/mcpm").expanduser())
+
+    @field_validator("endpoints")
+    @classmethod
+    def _endpoints_are_urls(cls, value: dict[str, str]) -> dict[str, str]:
+        for profile, url in value.items():
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"profile {profile}: {url!r} is not an http(s) URL (profile=url,profile=url)")
+        return value
+
+    def endpoint_for_profile(self, profile: str) -> str | None:
+        return self.endpoints.get(profile)
 
     @field_validator("profiles")
     @classmethod
@@ -87,11 +111,15 @@ def load_settings(
             value: Any = environ[env_name]
             if key in _LIST_SEPARATORS:
                 value = [part.strip() for part in value.split(_LIST_SEPARATORS[key]) if part.strip()]
+            elif key == "endpoints":  # profile=url,profile=url
+                value = dict(part.strip().partition("=")[::2] for part in value.split(",") if part.strip())
             raw[key] = value
     base = Path(raw["project_dir"]).expanduser() if raw.get("project_dir") else None
     if base is None:
         base = cwd if holds_compose_file(cwd) else default_stack_dir()
     raw["project_dir"] = (cwd / base).resolve()
+    if raw.get("mcpm_dir"):
+        raw["mcpm_dir"] = Path(raw["mcpm_dir"]).expanduser()
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:

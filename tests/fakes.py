@@ -62,7 +62,7 @@ class FakeRunner:
     def compose_start(self, services: Sequence[str] = ()) -> None:
         self._call("compose_start", list(services))
 
-    def compose_ps(self) -> list[ServiceStatus]:
+    def compose_ps(self, *, inspect: bool = False) -> list[ServiceStatus]:
         return self._call("compose_ps", default=[running(s) for s in SERVICES])
 
     def compose_logs(self, service: str, lines: int, stream: LogStream = "all") -> ServiceLogs:

@@ -1,14 +1,19 @@
-"""`jarvis_diagnose`: debugging MCP profiles. Profile P is the Compose service `<prefix>P`."""
+"""`jarvis_diagnose`: debugging MCP profiles. Profile P is the Compose service `<prefix>P`, served at the
+URL `JARVIS_ENDPOINTS` gives it."""
 
 from __future__ import annotations
 
+import re
+
+from jarvis.concurrency import map_concurrently
 from jarvis.context import Jarvis
+from jarvis.endpoint_probe import EndpointReport, probe, probe_many
 from jarvis.errors import InvalidInput, JarvisError, all_daemon_unavailable
-from jarvis.formatting import error_section, log_block
-from jarvis.runner import LogStream
+from jarvis.formatting import endpoint_block, endpoint_table, error_section, log_block, state_of
+from jarvis.runner import LogStream, ServiceLogs, ServiceStatus
 from jarvis.tools.args import log_lines, pick, profile_service
 
-ACTIONS = ("logs",)
+ACTIONS = ("profile_health", "test_endpoint", "logs", "full")
 LOG_TYPES: tuple[LogStream, ...] = ("stderr", "stdout", "all")
 
 
@@ -17,11 +22,18 @@ def handle(
     *,
     action: str,
     profile: str | None = None,
+    endpoint: str | None = None,
     log_type: str | None = None,
     aggregate: bool | None = None,
     lines: int | None = None,
 ) -> str:
-    pick("action", action, ACTIONS)
+    action = pick("action", action, ACTIONS)
+    if action == "profile_health":
+        return profile_health(jarvis, profile)
+    if action == "test_endpoint":
+        return test_endpoint(jarvis, endpoint, profile)
+    if action == "full":
+        return full(jarvis)
     return logs(jarvis, profile, log_type, bool(aggregate), lines)
 
 
@@ -54,3 +66,112 @@ def logs(jarvis: Jarvis, profile: str | None, log_type: str | None, aggregate: b
         else:
             sections[name] = log_block(result, f"{name} ({service})", note)
     return "\n".join(sections[name] for name in profiles)
+
+
+ERROR_WORDS = re.compile(r"error|exception|traceback|fatal|panic|fail|refused|denied|invalid|cannot", re.IGNORECASE)
+HEALTH_TAIL = 50  # stderr lines searched for error lines
+ERROR_LINES = 5
+
+
+def profile_health(jarvis: Jarvis, profile: str | None) -> str:
+    """State, health, restarts and exit code of each profile's service, and its last error lines."""
+    names = [profile] if profile else list(jarvis.settings.profiles)
+    services = {name: profile_service(jarvis, name) for name in names}
+    return _health_report(jarvis, services, show_all_errors=profile is not None)
+
+
+def _health_report(jarvis: Jarvis, services: dict[str, str], *, show_all_errors: bool) -> str:
+    statuses = {s.service: s for s in jarvis.runner.compose_ps(inspect=True)}
+    logs = jarvis.runner.compose_logs_many(list(services.values()), HEALTH_TAIL, "stderr")
+    rows, details, healthy = [], [], 0
+    for (name, service), stderr in zip(services.items(), logs, strict=True):
+        status = statuses.get(service)
+        ok = status is not None and status.state == "running" and status.health in (None, "healthy")
+        healthy += ok
+        rows.append(_health_row(name, status))
+        if not ok or show_all_errors:
+            details.append(_error_lines(name, status, stderr))
+    header = f"## profile health: {healthy}/{len(services)} ok"
+    table = ["| profile | state | health | restarts | exit |", "|---|---|---|---|---|", *rows]
+    return "\n".join([header, *table, *details])
+
+
+def _health_row(name: str, status: ServiceStatus | None) -> str:
+    if status is None:
+        return f"| {name} | no container | - | - | - |"
+    restarts = "-" if status.restart_count is None else str(status.restart_count)
+    exit_code = "-" if status.exit_code is None else str(status.exit_code)
+    return f"| {name} | {status.state} | {status.health or '-'} | {restarts} | {exit_code} |"
+
+
+def _error_lines(name: str, status: ServiceStatus | None, stderr: ServiceLogs | Exception) -> str:
+    verdict = "no container" if status is None else (status.health if status.state == "running" else state_of(status))
+    if isinstance(stderr, Exception):
+        return f"### {name} — {verdict}: stderr unavailable: {stderr}"
+    errors = [line.text for line in stderr.lines if ERROR_WORDS.search(line.text)][-ERROR_LINES:]
+    what = "last error lines of stderr"
+    if not errors:
+        errors = [line.text for line in stderr.lines][-3:]
+        what = "last stderr lines (none look like errors)" if errors else "stderr is empty"
+    if stderr.tty:
+        what += "; TTY: stdout and stderr are one stream"
+    body = "\n".join(errors)
+    return f"### {name} — {verdict or 'running'}: {what}" + (f"\n```\n{body}\n```" if body else "")
+
+
+def test_endpoint(jarvis: Jarvis, endpoint: str | None, profile: str | None) -> str:
+    if endpoint and profile:
+        raise InvalidInput("Give either endpoint or profile, not both.")
+    url = endpoint or (_profile_endpoint(jarvis, profile) if profile else None)
+    if not url:
+        raise InvalidInput(
+            "endpoint (an http(s) URL, e.g. http://localhost:6276/mcp) or profile is required. "
+            f"Profiles: {', '.join(jarvis.settings.profiles)}"
+        )
+    if not url.startswith(("http://", "https://")):
+        raise InvalidInput(f"Invalid endpoint '{url}': an http(s) URL is required, e.g. http://localhost:6276/mcp")
+    report = probe(url, jarvis.settings.endpoint_timeout)
+    title = f"{profile} " if profile else ""
+    return endpoint_block(report, f"{title}{url}")
+
+
+def _profile_endpoint(jarvis: Jarvis, profile: str) -> str:
+    profile_service(jarvis, profile)  # an unknown profile lists the known ones
+    url = jarvis.settings.endpoint_for_profile(profile)
+    if not url:
+        configured = ", ".join(jarvis.settings.endpoints) or "none"
+        raise InvalidInput(
+            f"Profile '{profile}' has no endpoint; set JARVIS_ENDPOINTS=profile=url,... (configured: {configured})"
+        )
+    return url
+
+
+def full(jarvis: Jarvis) -> str:
+    """Status, every profile's health and every profile's endpoint, gathered concurrently, in one report."""
+    profiles = list(jarvis.settings.profiles)
+    services: dict[str, str] = {}
+    problems: list[str] = []
+    for name in profiles:
+        try:
+            services[name] = profile_service(jarvis, name)
+        except JarvisError as exc:
+            problems.append(error_section(name, exc))
+    with_urls = [(name, url) for name in profiles if (url := jarvis.settings.endpoint_for_profile(name))]
+
+    def health() -> str:
+        return _health_report(jarvis, services, show_all_errors=False) if services else "## profile health: none"
+
+    def endpoints() -> list[EndpointReport]:
+        return probe_many([url for _, url in with_urls], jarvis.settings.endpoint_timeout)
+
+    health_text, reports = map_concurrently(lambda part: part(), [health, endpoints])
+    return "\n".join(
+        [
+            f"# full diagnostic — project {jarvis.project.spec().name}",
+            error_section("profile health", health_text) if isinstance(health_text, Exception) else str(health_text),
+            error_section("endpoints", reports)
+            if isinstance(reports, Exception)
+            else endpoint_table([name for name, _ in with_urls], reports),  # type: ignore[arg-type]
+            *problems,
+        ]
+    )

@@ -31,3 +31,9 @@ def connect(stack: Stack, **env: str) -> Client:
     """`async with connect(stack) as client:` inside the test (an async yield fixture would close the
     client's task group from another task)."""
     return Client(server_params(stack.directory, stack.name, **env))
+
+
+async def call(client: Client, tool: str, **arguments: object) -> tuple[str, bool]:
+    """(text, is_error) of one tool call."""
+    result = await client.call_tool(tool, arguments)
+    return "\n".join(block.text for block in result.content), bool(result.is_error)  # type: ignore[union-attr]

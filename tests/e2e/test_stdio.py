@@ -10,15 +10,10 @@ import time
 import pytest
 from mcp import Client
 
-from tests.e2e.conftest import connect, server_params
+from tests.e2e.conftest import call, connect, server_params
 from tests.stacks import Stack
 
 pytestmark = pytest.mark.docker
-
-
-async def call(client: Client, tool: str, **arguments: object) -> tuple[str, bool]:
-    result = await client.call_tool(tool, arguments)
-    return "\n".join(block.text for block in result.content), bool(result.is_error)  # type: ignore[union-attr]
 
 
 async def test_tools_list_over_stdio(e2e_stack: Stack) -> None:

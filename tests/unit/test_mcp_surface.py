@@ -8,8 +8,9 @@ from mcp import Client
 from jarvis.server import create_server
 from tests.fakes import FakeRunner, StaticProject, fake_jarvis
 
-# Measured 1,641 bytes for 3 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason.
-TOOLS_LIST_BUDGET = 1700
+# Measured 1,774 bytes for 3 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason:
+# 1,700 -> 1,800 for jarvis_diagnose's profile_health, test_endpoint, full and its `endpoint` parameter.
+TOOLS_LIST_BUDGET = 1800
 
 
 def server(runner: FakeRunner | None = None):

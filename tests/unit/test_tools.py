@@ -1,5 +1,7 @@
 """Tool handlers on a fake runner: validation, routing and formatting, no daemon needed."""
 
+import re
+
 import pytest
 
 from jarvis.errors import DaemonUnavailable, InvalidInput, NoContainer, UnknownService
@@ -14,8 +16,8 @@ def test_invalid_action_lists_every_valid_action() -> None:
     assert str(caught.value) == (
         "Invalid action 'explode'. Valid actions: rebuild, stop, start, restart_infra, docker_logs, docker_status"
     )
-    with pytest.raises(InvalidInput, match="Valid actions: logs"):
-        diagnose.handle(fake_jarvis(), action="full")
+    with pytest.raises(InvalidInput, match=r"Valid actions: profile_health, test_endpoint, logs, full$"):
+        diagnose.handle(fake_jarvis(), action="config_sync")
 
 
 def test_unknown_service_lists_the_project_services() -> None:
@@ -160,3 +162,38 @@ def test_check_status_reports_a_down_daemon_as_a_finding() -> None:
     text = check_status.handle(fake_jarvis(FakeRunner(engine_info=down)))
     assert "Docker: FAIL Docker daemon unavailable at unix:///x.sock" in text
     assert "Compose: v5.0.0" in text
+
+
+def test_profile_health_picks_error_lines_and_flags_missing_containers() -> None:
+    def ps(**_: object) -> list[ServiceStatus]:
+        return [running("mcpm-essentials", restart_count=2), running("mcpm-memory", health="unhealthy")]
+
+    def logs(service: str, lines: int, stream: str) -> ServiceLogs:
+        texts = ["starting", "Traceback (most recent call last):", "KeyError: 'x'", "listening"]
+        return ServiceLogs(
+            service=service, requested=stream, lines=tuple(LogLine(stream="stderr", text=t) for t in texts)
+        )
+
+    runner = FakeRunner(compose_ps=ps, compose_logs=logs)
+    text = diagnose.handle(fake_jarvis(runner, profiles=("essentials", "memory", "data")), action="profile_health")
+    assert text.startswith("## profile health: 1/3 ok")
+    assert "| essentials | running | - | 2 | - |" in text
+    assert "| data | no container | - | - | - |" in text
+    expected = "Traceback (most recent call last):\nKeyError: 'x'"
+    assert f"### memory — unhealthy: last error lines of stderr\n```\n{expected}\n```" in text
+    assert "### data — no container" in text
+    assert runner.called("compose_logs")[0][0] == ("mcpm-essentials", 50, "stderr")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({}, "endpoint (an http(s) URL"),
+        ({"endpoint": "ftp://x/mcp"}, "Invalid endpoint 'ftp://x/mcp'"),
+        ({"endpoint": "http://x/mcp", "profile": "memory"}, "either endpoint or profile"),
+        ({"profile": "nope"}, "Unknown profile 'nope'. Profiles: essentials"),
+    ],
+)
+def test_test_endpoint_rejects_bad_input_naming_what_is_valid(arguments: dict[str, str], message: str) -> None:
+    with pytest.raises(InvalidInput, match=re.escape(message)):
+        diagnose.handle(fake_jarvis(), action="test_endpoint", **arguments)
