@@ -9,6 +9,9 @@ Docker is contacted per call, never at start-up, so the server starts and lists 
 from __future__ import annotations
 
 import logging
+import os
+import sys
+import threading
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -27,7 +30,7 @@ from jarvis.project import ComposeProject
 from jarvis.runner import DockerRunner
 from jarvis.runner_factory import build_runner
 from jarvis.settings import Settings
-from jarvis.tools import check_status, diagnose, system
+from jarvis.tools import build, check_status, diagnose, system
 from jarvis.tools.args import LINES_MAX
 
 log = logging.getLogger("jarvis.server")
@@ -69,20 +72,43 @@ def progress_reporter(ctx: Context) -> system.Progress:
     return report
 
 
-def declare_tools(jarvis: Jarvis) -> list[Tool]:
+def exit_soon(delay: float = 1.0) -> None:
+    """`restart`: let the SDK write the answer to stdout, then end the process so the client respawns it."""
+
+    def leave() -> None:
+        log.info("restart requested: exiting")
+        sys.stdout.flush()
+        os._exit(0)  # no interpreter teardown: the stdio transport's threads would otherwise block it
+
+    timer = threading.Timer(delay, leave)
+    timer.daemon = True
+    timer.start()
+
+
+def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_soon) -> list[Tool]:
     async def jarvis_system(
         action: Annotated[str, _enum(None, system.ACTIONS)],
         service: Annotated[str | None, Field(description="Compose service; empty = all")] = None,
         lines: Lines = None,
-        no_cache: Annotated[bool | None, Field(description="rebuild without cache (default true)")] = None,
+        no_cache: Annotated[bool | None, Field(description="No build cache; rebuild default true, build false")] = None,
+        component: Annotated[str | None, _enum("For build, default all", build.COMPONENTS)] = None,
         ctx: Context = None,  # type: ignore[assignment]  (injected by the SDK)
     ) -> CallToolResult:
         report = progress_reporter(ctx)
-        return await run_tool(
+        result = await run_tool(
             lambda: system.handle(
-                jarvis, action=action, service=service, lines=lines, no_cache=no_cache, progress=report
+                jarvis,
+                action=action,
+                service=service,
+                lines=lines,
+                no_cache=no_cache,
+                component=component,
+                progress=report,
             )
         )
+        if action == "restart" and not result.is_error:
+            exit_after_answer()
+        return result
 
     async def jarvis_diagnose(
         action: Annotated[str, _enum(None, diagnose.ACTIONS)],
@@ -117,7 +143,7 @@ def declare_tools(jarvis: Jarvis) -> list[Tool]:
         Tool.from_function(
             jarvis_system,
             name="jarvis_system",
-            description="Stack ops: " + ", ".join(system.ACTIONS) + ".",
+            description="Compose stack: lifecycle, logs, status, builds; restart restarts Jarvis itself.",
             annotations=DESTRUCTIVE,
         ),
         Tool.from_function(
@@ -153,8 +179,11 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def create_server(
-    settings: Settings, runner: DockerRunner | None = None, project: ComposeProject | None = None
+    settings: Settings,
+    runner: DockerRunner | None = None,
+    project: ComposeProject | None = None,
+    exit_after_answer: Callable[[], None] = exit_soon,
 ) -> MCPServer:
     project = project or ComposeProject(settings)
     jarvis = Jarvis(settings=settings, project=project, runner=runner or build_runner(settings, project))
-    return MCPServer("jarvis", version=__version__, tools=declare_tools(jarvis))
+    return MCPServer("jarvis", version=__version__, tools=declare_tools(jarvis, exit_after_answer))

@@ -39,6 +39,8 @@ ENV_NAMES = {
     "bootstrap_timeout": "JARVIS_BOOTSTRAP_TIMEOUT",
     "mcpm_dir": "JARVIS_MCPM_DIR",
 }
+# Keys only jarvis.toml can set (structured values).
+TOML_ONLY = ("build_commands",)
 _LIST_SEPARATORS = {"compose_files": os.pathsep, "profiles": ","}
 
 
@@ -74,6 +76,8 @@ class Settings(BaseModel):
     endpoint_timeout: float = Field(default=10.0, gt=0, le=300)
     bootstrap_timeout: float = Field(default=120.0, gt=0, le=3600)
     mcpm_dir: Path = Field(default_factory=lambda: Path("~/.config/mcpm").expanduser())
+    # component -> commands (argv lists) run by `jarvis_system build`, replacing that component's defaults.
+    build_commands: dict[str, list[list[str]]] = Field(default_factory=dict)
 
     @field_validator("endpoints")
     @classmethod
@@ -144,9 +148,10 @@ def _read_toml(config_path: Path | None, environ: Mapping[str, str], cwd: Path) 
     section = data.get("jarvis", data)
     if not isinstance(section, dict):
         raise ConfigError(f"Config file {path}: [jarvis] must be a table.")
-    unknown = sorted(set(section) - set(ENV_NAMES))
+    known = (*ENV_NAMES, *TOML_ONLY)
+    unknown = sorted(set(section) - set(known))
     if unknown:
-        raise ConfigError(f"Config file {path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(ENV_NAMES)}")
+        raise ConfigError(f"Config file {path}: unknown key(s) {', '.join(unknown)}; known: {', '.join(known)}")
     return dict(section)
 
 

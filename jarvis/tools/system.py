@@ -5,14 +5,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from jarvis.concurrency import map_concurrently
+from jarvis import machine_setup
 from jarvis.context import Jarvis
-from jarvis.errors import DaemonUnavailable
+from jarvis.errors import all_daemon_unavailable
 from jarvis.formatting import error_section, log_block, running_summary, state_of, status_table
+from jarvis.mcpm_folder import prepare_mcpm_dir
 from jarvis.runner import ServiceStatus
+from jarvis.settings import default_stack_dir
+from jarvis.tools import build
 from jarvis.tools.args import log_lines, pick, services_arg
 
-ACTIONS = ("rebuild", "stop", "start", "restart_infra", "docker_logs", "docker_status")
+ACTIONS = ("bootstrap", "restart", "restart_infra", "rebuild", "stop", "start", "docker_logs", "docker_status", "build")
+RESTART_NOTE = (
+    "Jarvis restarts now: this process exits right after this answer, and your MCP client starts it again "
+    "(most do on the next call; if tools stay unavailable, reconnect the server in the client)."
+)
+SETTLE_POLL = 0.5
 Progress = Callable[[float, float, str], None]
 
 
@@ -27,9 +35,16 @@ def handle(
     service: str | None = None,
     lines: int | None = None,
     no_cache: bool | None = None,
+    component: str | None = None,
     progress: Progress = _no_progress,
 ) -> str:
     action = pick("action", action, ACTIONS)
+    if action == "bootstrap":
+        return bootstrap(jarvis, progress=progress)
+    if action == "restart":
+        return RESTART_NOTE  # the server exits once this answer is sent (jarvis.server)
+    if action == "build":
+        return build.build(jarvis, component, no_cache=bool(no_cache))
     if action == "rebuild":
         return rebuild(jarvis, service, no_cache=True if no_cache is None else no_cache, progress=progress)
     if action == "stop":
@@ -120,9 +135,9 @@ def restart_infra(jarvis: Jarvis) -> str:
 def docker_logs(jarvis: Jarvis, service: str | None, lines: int | None) -> str:
     count, note = log_lines(lines)
     services = services_arg(jarvis, service) or list(jarvis.project.spec().services)
-    results = map_concurrently(lambda name: jarvis.runner.compose_logs(name, count, "all"), services)
-    if all(isinstance(r, DaemonUnavailable) for r in results):
-        raise results[0]  # type: ignore[misc]
+    results = jarvis.runner.compose_logs_many(services, count, "all")
+    if down := all_daemon_unavailable(results):
+        raise down
     return "\n".join(
         error_section(name, result) if isinstance(result, Exception) else log_block(result, name, note)
         for name, result in zip(services, results, strict=True)
@@ -132,3 +147,50 @@ def docker_logs(jarvis: Jarvis, service: str | None, lines: int | None) -> str:
 def docker_status(jarvis: Jarvis) -> str:
     rows, expected = _statuses(jarvis, [])
     return "\n".join([running_summary(jarvis.project.spec().name, rows, expected), status_table(rows, expected)])
+
+
+def bootstrap(jarvis: Jarvis, *, progress: Progress = _no_progress) -> str:
+    """MCPM folder, a working `docker compose`, the stack up, then a bounded wait until it settles.
+    Safe to run twice: nothing existing is rewritten and `up -d` leaves running services alone."""
+    report = ["## bootstrap"]
+    progress(0, 4, "preparing the MCPM folder")
+    report += [f"mcpm: {line}" for line in prepare_mcpm_dir(jarvis.settings.mcpm_dir)]
+    progress(1, 4, "checking docker compose")
+    report.append(machine_setup.ensure_compose_plugin())
+    if jarvis.settings.project_dir == default_stack_dir().resolve():
+        report.append(machine_setup.ensure_base_image())  # the bundled stack's images build FROM it
+    progress(2, 4, "starting the stack")
+    started = time.monotonic()
+    jarvis.runner.compose_up([])
+    report.append(f"up -d: ok ({time.monotonic() - started:.1f}s)")
+    progress(3, 4, "waiting for services to settle")
+    rows, expected, settled = _wait_until_settled(jarvis, jarvis.settings.bootstrap_timeout)
+    waited = f"{time.monotonic() - started:.1f}s"
+    ready = [s.service for s in rows if s.state == "running" and s.health in (None, "healthy")]
+    report.append(
+        f"settled after {waited}: {len(ready)}/{len(expected)} running or healthy"
+        if settled
+        else f"NOT SETTLED within {jarvis.settings.bootstrap_timeout:g}s (JARVIS_BOOTSTRAP_TIMEOUT): "
+        f"{len(ready)}/{len(expected)} running or healthy"
+    )
+    problems = [
+        f"{s.service} {state_of(s)}{f' ({s.health})' if s.health else ''}" for s in rows if s.service not in ready
+    ]
+    if problems:
+        report.append(f"NEEDS ATTENTION: {', '.join(problems)} (jarvis_diagnose profile_health shows why)")
+    report.append(status_table(rows, expected))
+    progress(4, 4, "done")
+    return "\n".join(report)
+
+
+def _wait_until_settled(jarvis: Jarvis, timeout: float) -> tuple[list[ServiceStatus], list[str], bool]:
+    """Settled: every service has a container that is running and not `starting` its healthcheck, or has
+    stopped (an exited container with no restart policy will not come back by waiting)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows, expected = _statuses(jarvis, [])
+        present = {s.service for s in rows}
+        busy = [s for s in rows if s.state in ("created", "restarting") or s.health == "starting"]
+        if (not busy and present >= set(expected)) or time.monotonic() >= deadline:
+            return rows, expected, not busy and present >= set(expected)
+        time.sleep(SETTLE_POLL)

@@ -10,6 +10,7 @@ import time
 import pytest
 from mcp import Client
 
+from jarvis.tools import system
 from tests.e2e.conftest import call, connect, server_params
 from tests.stacks import Stack
 
@@ -90,10 +91,7 @@ async def test_errors_name_the_valid_values(e2e_stack: Stack) -> None:
     async with connect(e2e_stack) as client:
         text, error = await call(client, "jarvis_system", action="reboot")
         assert error
-        assert (
-            text
-            == "Invalid action 'reboot'. Valid actions: rebuild, stop, start, restart_infra, docker_logs, docker_status"
-        )
+        assert text == "Invalid action 'reboot'. Valid actions: " + ", ".join(system.ACTIONS)
         text, error = await call(client, "jarvis_system", action="stop", service="mcp-daemon")
         assert error
         assert "Services: mcpm-data, mcpm-dev-core, mcpm-essentials, mcpm-memory, mcpm-research" in text
@@ -181,6 +179,23 @@ async def test_dead_daemon_is_a_clear_error_and_the_server_keeps_serving(e2e_sta
         assert "Valid actions" in text
 
 
+def raw_server(params, requests: list[dict], stderr: int) -> subprocess.Popen[str]:
+    """`jarvis serve` with the given JSON-RPC lines written to its stdin (left open)."""
+    process = subprocess.Popen(
+        [params.command, *params.args],
+        env=params.env,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+    )
+    assert process.stdin is not None
+    for request in requests:
+        process.stdin.write(json.dumps(request) + "\n")
+    process.stdin.flush()
+    return process
+
+
 def test_stdout_carries_only_json_rpc(e2e_stack: Stack, tmp_path) -> None:
     """Raw stdio: every byte on stdout must be a JSON-RPC message, including around failures and rebuild."""
     params = server_params(e2e_stack.directory, e2e_stack.name, JARVIS_RETRY_TIMEOUT="1")
@@ -216,19 +231,8 @@ def test_stdout_carries_only_json_rpc(e2e_stack: Stack, tmp_path) -> None:
             "params": {"name": "jarvis_diagnose", "arguments": {"action": "logs", "aggregate": True}},
         },
     ]
-    process = subprocess.Popen(
-        [params.command, *params.args],
-        env=params.env,
-        text=True,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdin is not None
+    process = raw_server(params, requests, stderr=subprocess.PIPE)
     assert process.stdout is not None
-    for request in requests:
-        process.stdin.write(json.dumps(request) + "\n")
-    process.stdin.flush()
     messages: list[dict] = []
     timer = threading.Timer(240, process.kill)  # a hung server fails the test instead of hanging it
     timer.start()
@@ -249,3 +253,40 @@ def test_stdout_carries_only_json_rpc(e2e_stack: Stack, tmp_path) -> None:
     assert rebuild["result"]["isError"] is False, rebuild
     assert next(m for m in messages if m.get("id") == 4)["result"]["isError"] is True
     assert "INFO" in stderr  # logs went to stderr
+
+
+def test_restart_answers_first_then_exits_for_the_client_to_respawn(e2e_stack: Stack) -> None:
+    params = server_params(e2e_stack.directory, e2e_stack.name)
+    initialize = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    restart = {"name": "jarvis_system", "arguments": {"action": "restart"}}
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": restart},
+    ]
+    # stdin stays open: the exit must come from the restart, not from EOF.
+    process = raw_server(params, requests, stderr=subprocess.DEVNULL)
+    assert process.stdout is not None
+    try:
+        answers = [json.loads(process.stdout.readline()) for _ in range(2)]
+        assert answers[1]["id"] == 2
+        assert "Jarvis restarts now" in answers[1]["result"]["content"][0]["text"]
+        assert process.wait(timeout=15) == 0
+    finally:
+        process.kill()
+        process.wait()
+
+
+async def test_bootstrap_and_build_over_stdio(e2e_stack: Stack, tmp_path) -> None:
+    async with connect(e2e_stack, JARVIS_MCPM_DIR=str(tmp_path / "mcpm")) as client:
+        text, error = await call(client, "jarvis_system", action="bootstrap")
+        assert not error
+        assert "settled after" in text
+        assert "| mcpm-essentials | running | healthy |" in text
+        text, error = await call(client, "jarvis_system", action="build", component="mcpm")
+        assert not error
+        assert text.startswith("## build mcpm — ok")
+        assert "servers.json: kept (0 entries)" in text
+        text, error = await call(client, "jarvis_system", action="build", component="frontend")
+        assert error
+        assert text == "Invalid component 'frontend'. Valid components: jarvis, mcpm, daemon, all"

@@ -8,9 +8,10 @@ from mcp import Client
 from jarvis.server import create_server
 from tests.fakes import FakeRunner, StaticProject, fake_jarvis
 
-# Measured 1,774 bytes for 3 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason:
-# 1,700 -> 1,800 for jarvis_diagnose's profile_health, test_endpoint, full and its `endpoint` parameter.
-TOOLS_LIST_BUDGET = 1800
+# Measured 1,943 bytes for 3 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason:
+# 1,700 -> 1,800 for jarvis_diagnose's profile_health, test_endpoint, full and its `endpoint` parameter;
+# 1,800 -> 2,000 for jarvis_system's bootstrap, restart, build and its `component` parameter.
+TOOLS_LIST_BUDGET = 2000
 
 
 def server(runner: FakeRunner | None = None):
@@ -40,9 +41,19 @@ async def test_schemas_are_tight_and_descriptions_short() -> None:
         assert "outputSchema" not in tool
     system = next(t for t in await listed() if t["name"] == "jarvis_system")
     props = system["inputSchema"]["properties"]
-    assert props["action"]["enum"] == ["rebuild", "stop", "start", "restart_infra", "docker_logs", "docker_status"]
+    assert props["action"]["enum"] == [
+        "bootstrap",
+        "restart",
+        "restart_infra",
+        "rebuild",
+        "stop",
+        "start",
+        "docker_logs",
+        "docker_status",
+        "build",
+    ]
     assert system["inputSchema"]["required"] == ["action"]
-    assert set(props) == {"action", "service", "lines", "no_cache"}
+    assert set(props) == {"action", "service", "lines", "no_cache", "component"}
 
 
 async def test_annotations_are_honest() -> None:
@@ -59,7 +70,11 @@ async def test_annotations_are_honest() -> None:
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
-        ("jarvis_system", {"action": "nuke"}, "Invalid action 'nuke'. Valid actions: rebuild, stop"),
+        (
+            "jarvis_system",
+            {"action": "nuke"},
+            "Invalid action 'nuke'. Valid actions: bootstrap, restart, restart_infra, rebuild, stop",
+        ),
         ("jarvis_diagnose", {"action": "logs", "profile": "research", "log_type": "x"}, "Valid log_types"),
         ("jarvis_system", {"action": "docker_logs", "lines": 0}, "lines must be 1-500"),
         ("jarvis_system", {"action": "stop", "service": "nope"}, "Services: mcpm-essentials"),

@@ -14,7 +14,8 @@ def test_invalid_action_lists_every_valid_action() -> None:
     with pytest.raises(InvalidInput) as caught:
         system.handle(fake_jarvis(), action="explode")
     assert str(caught.value) == (
-        "Invalid action 'explode'. Valid actions: rebuild, stop, start, restart_infra, docker_logs, docker_status"
+        "Invalid action 'explode'. Valid actions: bootstrap, restart, restart_infra, rebuild, stop, start, "
+        "docker_logs, docker_status, build"
     )
     with pytest.raises(InvalidInput, match=r"Valid actions: profile_health, test_endpoint, logs, full$"):
         diagnose.handle(fake_jarvis(), action="config_sync")

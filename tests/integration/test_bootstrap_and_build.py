@@ -1,0 +1,65 @@
+"""bootstrap and build against the real daemon: a stack brought up from nothing, twice, and a real image build."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import docker
+import pytest
+
+from jarvis.context import Jarvis
+from jarvis.project import ComposeProject
+from jarvis.runner_factory import build_runner
+from jarvis.tools import system
+from tests.stacks import Stack, copy_default_stack, running_stack
+
+pytestmark = pytest.mark.docker
+
+
+def jarvis_for(stack: Stack, **settings: object) -> Jarvis:
+    values = stack.settings(**settings)
+    project = ComposeProject(values)
+    return Jarvis(settings=values, project=project, runner=build_runner(values, project))
+
+
+def test_bootstrap_brings_the_stack_up_waits_and_is_safe_twice(base_image: str, tmp_path: Path) -> None:
+    directory = copy_default_stack(tmp_path / "default")
+    with running_stack(directory, up=False) as stack:
+        jarvis = jarvis_for(stack, mcpm_dir=tmp_path / "mcpm", bootstrap_timeout=90)
+        steps: list[str] = []
+        text = system.handle(jarvis, action="bootstrap", progress=lambda _done, _total, msg: steps.append(msg))
+        assert f"mcpm: {tmp_path / 'mcpm'}: created" in text
+        assert "mcpm: servers.json: created (empty)" in text
+        assert "docker compose: ok" in text
+        assert "settled after" in text
+        assert "3/5 running or healthy" in text
+        assert "NEEDS ATTENTION: mcpm-dev-core exited(3), mcpm-memory running (unhealthy)" in text
+        assert "| mcpm-essentials | running | healthy |" in text
+        assert steps[-1] == "done"
+        assert json.loads((tmp_path / "mcpm" / "profiles_metadata.json").read_text()) == {}
+        before = stack.container_ids()
+        again = system.handle(jarvis, action="bootstrap")
+        assert "mcpm: servers.json: kept (0 entries)" in again
+        running = {k: v for k, v in before.items() if k != "mcpm-dev-core"}
+        assert {k: v for k, v in stack.container_ids().items() if k in running} == running  # untouched
+
+
+def test_bootstrap_says_when_the_stack_does_not_settle_in_time(base_image: str, tmp_path: Path) -> None:
+    directory = copy_default_stack(tmp_path / "default")
+    with running_stack(directory, up=False) as stack:
+        text = system.handle(jarvis_for(stack, mcpm_dir=tmp_path / "m", bootstrap_timeout=0.1), action="bootstrap")
+        assert "NOT SETTLED within 0.1s (JARVIS_BOOTSTRAP_TIMEOUT)" in text
+
+
+def test_build_daemon_really_builds_the_stack_image(default_stack: Stack, tmp_path: Path) -> None:
+    client = docker.from_env()
+    image = f"{default_stack.name}-mcpm-research"
+    old_id = client.images.get(image).id
+    text = system.handle(
+        jarvis_for(default_stack, mcpm_dir=tmp_path / "m"), action="build", component="daemon", no_cache=True
+    )
+    assert text.startswith("## build daemon — ok")
+    assert "docker compose build --no-cache mcpm-research: ok" in text
+    assert client.images.get(image).id != old_id  # no cache: a new image, not the old one
+    client.close()
