@@ -16,7 +16,7 @@ Adapters translate library exceptions into this tree in ONE place each (`_map_er
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 
 class JarvisError(Exception):
@@ -78,10 +78,3 @@ class DockerCommandFailed(JarvisError):
     def __init__(self, what: str, output: str = "", max_lines: int = 20) -> None:
         tail = "\n".join(output.strip().splitlines()[-max_lines:])
         super().__init__(f"{what}" + (f"\n```\n{tail}\n```" if tail else ""))
-
-
-def all_daemon_unavailable(results: Sequence[object]) -> DaemonUnavailable | None:
-    """For fan-out calls: when every item failed because the daemon is gone, that is one error, not N."""
-    if results and all(isinstance(r, DaemonUnavailable) for r in results):
-        return results[0]  # type: ignore[return-value]
-    return None

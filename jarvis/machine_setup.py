@@ -23,7 +23,6 @@ from jarvis.settings import bundled_stacks_dir
 
 BASE_IMAGE = "jarvis/busybox:1"
 DIGEST_LABEL = "io.jarvis.base-digest"
-DIGEST_LABEL = "io.jarvis.base-digest"
 BUSYBOX_CANDIDATES = ("/bin/busybox", "/usr/bin/busybox")
 
 

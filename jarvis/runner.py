@@ -111,7 +111,9 @@ class DockerRunner(Protocol):
     def compose_logs_many(
         self, services: Sequence[str], lines: int, stream: LogStream = "all"
     ) -> list[ServiceLogs | Exception]:
-        """`compose_logs` of several services at once, in order; a service that fails gets its error instead."""
+        """`compose_logs` of several services at once, in order; a service that fails gets its error instead.
+        When every service failed because the daemon is unavailable, the runner factory raises that one error
+        (and retries it) instead of returning N copies."""
         ...
 
     def exec_in_service(self, service: str, command: Sequence[str]) -> ExecResult: ...

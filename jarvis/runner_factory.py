@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from adapters.dockerpy import DockerPyAdapter
 from adapters.whales import WhalesAdapter
-from jarvis.errors import all_daemon_unavailable
+from jarvis.errors import DaemonUnavailable
 from jarvis.project import ComposeProject
 from jarvis.retry import call_with_retry
 from jarvis.runner import DockerRunner, EngineInfo, ExecResult, LogStream, ServiceLogs, ServiceStatus
@@ -54,8 +54,8 @@ class RoutedRunner:
     ) -> list[ServiceLogs | Exception]:
         def attempt() -> list[ServiceLogs | Exception]:
             results = self.observe.compose_logs_many(services, lines, stream)
-            if down := all_daemon_unavailable(results):
-                raise down  # so the retry policy sees it
+            if results and all(isinstance(r, DaemonUnavailable) for r in results):
+                raise results[0]  # one error, not N; and the retry policy sees it
             return results
 
         return call_with_retry(self.retry_timeout, attempt)

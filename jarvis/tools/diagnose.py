@@ -8,7 +8,7 @@ import re
 from jarvis.concurrency import map_concurrently
 from jarvis.context import Jarvis
 from jarvis.endpoint_probe import EndpointReport, probe, probe_many
-from jarvis.errors import InvalidInput, JarvisError, all_daemon_unavailable
+from jarvis.errors import InvalidInput, JarvisError
 from jarvis.formatting import endpoint_block, endpoint_table, error_section, log_block, state_of
 from jarvis.runner import LogStream, ServiceLogs, ServiceStatus
 from jarvis.tools.args import log_lines, pick, profile_service
@@ -49,23 +49,27 @@ def logs(jarvis: Jarvis, profile: str | None, log_type: str | None, aggregate: b
         service = profile_service(jarvis, profile)
         return log_block(jarvis.runner.compose_logs(service, count, stream), f"{profile} ({service})", note)
 
-    # A profile whose service is missing gets its error section; the others are read together.
-    sections: dict[str, str] = {}
-    services: dict[str, str] = {}
-    for name in profiles:
-        try:
-            services[name] = profile_service(jarvis, name)
-        except JarvisError as exc:
-            sections[name] = error_section(name, exc)
+    services, sections = _configured_profiles(jarvis)
     results = jarvis.runner.compose_logs_many(list(services.values()), count, stream) if services else []
-    if down := all_daemon_unavailable(results):
-        raise down
     for (name, service), result in zip(services.items(), results, strict=True):
         if isinstance(result, Exception):
             sections[name] = error_section(name, result)
         else:
             sections[name] = log_block(result, f"{name} ({service})", note)
     return "\n".join(sections[name] for name in profiles)
+
+
+def _configured_profiles(jarvis: Jarvis) -> tuple[dict[str, str], dict[str, str]]:
+    """Every configured profile's service; a profile whose service is missing gets an error section instead,
+    so one misconfigured profile never hides the others."""
+    services: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    for name in jarvis.settings.profiles:
+        try:
+            services[name] = profile_service(jarvis, name)
+        except JarvisError as exc:
+            errors[name] = error_section(name, exc)
+    return services, errors
 
 
 ERROR_WORDS = re.compile(r"error|exception|traceback|fatal|panic|fail|refused|denied|invalid|cannot", re.IGNORECASE)
@@ -148,15 +152,10 @@ def _profile_endpoint(jarvis: Jarvis, profile: str) -> str:
 
 def full(jarvis: Jarvis) -> str:
     """Status, every profile's health and every profile's endpoint, gathered concurrently, in one report."""
-    profiles = list(jarvis.settings.profiles)
-    services: dict[str, str] = {}
-    problems: list[str] = []
-    for name in profiles:
-        try:
-            services[name] = profile_service(jarvis, name)
-        except JarvisError as exc:
-            problems.append(error_section(name, exc))
-    with_urls = [(name, url) for name in profiles if (url := jarvis.settings.endpoint_for_profile(name))]
+    services, problems = _configured_profiles(jarvis)
+    with_urls = [
+        (name, url) for name in jarvis.settings.profiles if (url := jarvis.settings.endpoint_for_profile(name))
+    ]
 
     def health() -> str:
         return _health_report(jarvis, services, show_all_errors=False) if services else "## profile health: none"
@@ -172,6 +171,6 @@ def full(jarvis: Jarvis) -> str:
             error_section("endpoints", reports)
             if isinstance(reports, Exception)
             else endpoint_table([name for name, _ in with_urls], reports),  # type: ignore[arg-type]
-            *problems,
+            *problems.values(),
         ]
     )

@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 
 from jarvis import machine_setup
 from jarvis.context import Jarvis
-from jarvis.errors import all_daemon_unavailable
 from jarvis.formatting import error_section, log_block, running_summary, state_of, status_table
 from jarvis.mcpm_folder import prepare_mcpm_dir
 from jarvis.runner import ServiceStatus
@@ -136,8 +135,6 @@ def docker_logs(jarvis: Jarvis, service: str | None, lines: int | None) -> str:
     count, note = log_lines(lines)
     services = services_arg(jarvis, service) or list(jarvis.project.spec().services)
     results = jarvis.runner.compose_logs_many(services, count, "all")
-    if down := all_daemon_unavailable(results):
-        raise down
     return "\n".join(
         error_section(name, result) if isinstance(result, Exception) else log_block(result, name, note)
         for name, result in zip(services, results, strict=True)
@@ -189,8 +186,8 @@ def _wait_until_settled(jarvis: Jarvis, timeout: float) -> tuple[list[ServiceSta
     deadline = time.monotonic() + timeout
     while True:
         rows, expected = _statuses(jarvis, [])
-        present = {s.service for s in rows}
-        busy = [s for s in rows if s.state in ("created", "restarting") or s.health == "starting"]
-        if (not busy and present >= set(expected)) or time.monotonic() >= deadline:
-            return rows, expected, not busy and present >= set(expected)
+        busy = any(s.state in ("created", "restarting") or s.health == "starting" for s in rows)
+        settled = not busy and {s.service for s in rows} >= set(expected)
+        if settled or time.monotonic() >= deadline:
+            return rows, expected, settled
         time.sleep(SETTLE_POLL)

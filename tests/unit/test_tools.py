@@ -6,6 +6,7 @@ import pytest
 
 from jarvis.errors import DaemonUnavailable, InvalidInput, NoContainer, UnknownService
 from jarvis.runner import LogLine, ServiceLogs, ServiceStatus
+from jarvis.runner_factory import RoutedRunner
 from jarvis.tools import check_status, diagnose, system
 from tests.fakes import SERVICES, FakeRunner, fake_jarvis, running
 
@@ -145,8 +146,10 @@ def test_aggregate_with_the_daemon_gone_is_one_error() -> None:
     def down(*_a: object) -> ServiceLogs:
         raise DaemonUnavailable("unix:///x.sock", "refused")
 
+    fake = FakeRunner(compose_logs=down)
+    routed = RoutedRunner(lifecycle=fake, observe=fake, retry_timeout=0)  # the rule lives in the runner factory
     with pytest.raises(DaemonUnavailable):
-        diagnose.handle(fake_jarvis(FakeRunner(compose_logs=down)), action="logs", aggregate=True)
+        diagnose.handle(fake_jarvis(routed), action="logs", aggregate=True)  # type: ignore[arg-type]
 
 
 def test_profiles_and_prefix_come_from_settings() -> None:
