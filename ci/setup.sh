@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
 # Prepare this machine for Jarvis, idempotently: a static busybox (the default stack's image is built
-# from it, no registry needed), a virtualenv with Jarvis and its test extra, a working `docker compose`
-# v2+, and the default stack's base image. Fails loudly when something cannot be had.
+# from it, no registry needed), git and npm (jarvis_project and its tests), a virtualenv with Jarvis and
+# its test extra, a working `docker compose` v2+, and the default stack's base image. Fails loudly when something cannot be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! { [ -x /bin/busybox ] && ldd /bin/busybox 2>&1 | grep -qE 'not a dynamic|statically linked'; }; then
+apt_install() {  # Debian packages, or a clear message where apt is not ours to use
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "setup: installing busybox-static" >&2
+    echo "setup: installing $*" >&2
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
   else
-    echo "setup: please install a static busybox (Debian/Ubuntu: busybox-static)" >&2
+    echo "setup: please install $* (Debian/Ubuntu package names)" >&2
     exit 1
   fi
+}
+missing=()
+# ldd exits 1 on a static binary: keep its status out of the pipeline (pipefail).
+if ! { [ -x /bin/busybox ] && { ldd /bin/busybox 2>&1 || true; } | grep -qE 'not a dynamic|statically linked'; }; then
+  missing+=(busybox-static)
+fi
+command -v git >/dev/null || missing+=(git)  # jarvis_project diff
+command -v npm >/dev/null || missing+=(npm)  # the tests run a real `npm test` for jarvis_project's node suite
+if [ ${#missing[@]} -gt 0 ]; then
+  apt_install "${missing[@]}"
 fi
 
 python=${PYTHON:-python3}

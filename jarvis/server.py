@@ -30,7 +30,7 @@ from jarvis.project import ComposeProject
 from jarvis.runner import DockerRunner
 from jarvis.runner_factory import build_runner
 from jarvis.settings import Settings
-from jarvis.tools import build, check_status, diagnose, system
+from jarvis.tools import build, check_status, diagnose, project, system
 from jarvis.tools.args import LINES_MAX
 
 log = logging.getLogger("jarvis.server")
@@ -130,6 +130,35 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
             )
         )
 
+    async def jarvis_project(
+        action: Annotated[str, _enum(None, project.ACTIONS)],
+        path: Annotated[str | None, Field(description="Project folder, default the workspace")] = None,
+        staged: Annotated[bool | None, Field(description="diff: staged changes")] = None,
+        suite: Annotated[str | None, Field(description="test: go|node|integration|python|all; default found")] = None,
+        project_type: Annotated[str | None, _enum("devops/test: override detection", project.PROJECT_TYPES)] = None,
+        force: Annotated[bool | None, Field(description="devops: overwrite existing files")] = None,
+        enable_ai_review: Annotated[bool | None, Field(description="devops: add PR Agent workflow")] = None,
+        verbose: Annotated[bool | None, Field(description="test: more output")] = None,
+        package: Annotated[str | None, Field(description="test: package or path")] = None,
+        ctx: Context = None,  # type: ignore[assignment]  (injected by the SDK)
+    ) -> CallToolResult:
+        report = progress_reporter(ctx)
+        return await run_tool(
+            lambda: project.handle(
+                jarvis,
+                action=action,
+                path=path,
+                staged=staged,
+                suite=suite,
+                project_type=project_type,
+                force=force,
+                enable_ai_review=enable_ai_review,
+                verbose=verbose,
+                package=package,
+                progress=report,
+            )
+        )
+
     async def jarvis_check_status() -> CallToolResult:
         return await run_tool(lambda: check_status.handle(jarvis))
 
@@ -151,6 +180,12 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
             name="jarvis_diagnose",
             description="Debug MCP profiles: health, endpoint handshake, exact logs, full report.",
             annotations=READ_ONLY,
+        ),
+        Tool.from_function(
+            jarvis_project,
+            name="jarvis_project",
+            description="Code project: analyze, diff, devops files, run test suites with timeouts.",
+            annotations=DESTRUCTIVE,
         ),
     ]
     for tool in tools:

@@ -38,9 +38,10 @@ ENV_NAMES = {
     "endpoint_timeout": "JARVIS_ENDPOINT_TIMEOUT",
     "bootstrap_timeout": "JARVIS_BOOTSTRAP_TIMEOUT",
     "mcpm_dir": "JARVIS_MCPM_DIR",
+    "workspace_dir": "JARVIS_WORKSPACE_DIR",
 }
 # Keys only jarvis.toml can set (structured values).
-TOML_ONLY = ("build_commands",)
+TOML_ONLY = ("build_commands", "test_suites")
 _LIST_SEPARATORS = {"compose_files": os.pathsep, "profiles": ","}
 
 
@@ -61,6 +62,17 @@ def holds_compose_file(directory: Path) -> bool:
     return any((directory / name).is_file() for name in COMPOSE_FILE_NAMES)
 
 
+class SuiteSettings(BaseModel):
+    """One `[test_suites.NAME]` table: replaces the fields it sets of a default suite, or defines a new one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: list[str] | None = Field(default=None, min_length=1)
+    cwd: str | None = None  # relative to the workspace
+    timeout: float | None = Field(default=None, gt=0, le=24 * 3600)  # seconds
+    suites: list[str] | None = None  # a composite suite (like `all`): these suites in turn
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -78,6 +90,9 @@ class Settings(BaseModel):
     mcpm_dir: Path = Field(default_factory=lambda: Path("~/.config/mcpm").expanduser())
     # component -> commands (argv lists) run by `jarvis_system build`, replacing that component's defaults.
     build_commands: dict[str, list[list[str]]] = Field(default_factory=dict)
+    # The code project `jarvis_project` works on (analyze, diff, devops, test); default: the current directory.
+    workspace_dir: Path = Field(default_factory=Path.cwd)
+    test_suites: dict[str, SuiteSettings] = Field(default_factory=dict)
 
     @field_validator("endpoints")
     @classmethod
@@ -124,6 +139,7 @@ def load_settings(
     raw["project_dir"] = (cwd / base).resolve()
     if raw.get("mcpm_dir"):
         raw["mcpm_dir"] = Path(raw["mcpm_dir"]).expanduser()
+    raw["workspace_dir"] = (cwd / Path(raw.get("workspace_dir") or ".").expanduser()).resolve()
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:
@@ -165,7 +181,8 @@ def _describe(exc: ValidationError) -> str:
         options = [a for a in get_args(field.annotation) if isinstance(a, str)]
         if options:
             accepted = f"; accepted values: {', '.join(options)}"
-    return f"{env_name} ({key}): {error['msg']} (got {error.get('input')!r}){accepted}"
+    where = ".".join(str(part) for part in error["loc"]) or key
+    return f"{env_name} ({where}): {error['msg']} (got {error.get('input')!r}){accepted}"
 
 
 def _check_project(settings: Settings) -> None:

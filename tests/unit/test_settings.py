@@ -76,3 +76,20 @@ def test_unknown_toml_key_and_missing_explicit_config(tmp_path: Path) -> None:
         load_settings(tmp_path / "missing.toml", environ={}, cwd=tmp_path)
     with pytest.raises(ConfigError, match="does not exist"):
         load_settings(environ={"JARVIS_CONFIG": str(tmp_path / "nope.toml")}, cwd=tmp_path)
+
+
+def test_workspace_and_test_suites_from_toml(tmp_path: Path) -> None:
+    (tmp_path / "code").mkdir()
+    config = tmp_path / "jarvis.toml"
+    config.write_text(
+        'workspace_dir = "code"\n[test_suites.e2e]\ncommand = ["npm", "run", "e2e"]\ncwd = "web"\n'
+        '[test_suites.all]\nsuites = ["python", "e2e"]\ntimeout = 60\n'
+    )
+    settings = load_settings(config, environ={}, cwd=tmp_path)
+    assert settings.workspace_dir == tmp_path / "code"
+    assert settings.test_suites["e2e"].command == ["npm", "run", "e2e"]
+    assert settings.test_suites["all"].suites == ["python", "e2e"]
+    assert load_settings(config, environ={"JARVIS_WORKSPACE_DIR": "/srv"}, cwd=tmp_path).workspace_dir == Path("/srv")
+    config.write_text("[test_suites.go]\ntimeout = -5\n")
+    with pytest.raises(ConfigError, match=r"test_suites \(test_suites\.go\.timeout\): Input should be greater than 0"):
+        load_settings(config, environ={}, cwd=tmp_path)
