@@ -1,15 +1,85 @@
-"""Writing a user's file so that a crash at any instant leaves it either old or new, never partial."""
+"""Writing users' files so that a crash at any instant leaves each either old or new, never partial.
+
+One file: temp file in the same folder, fsync, rename over the target, fsync the folder.
+Several files that must change together (`write_all`): every temp is written and synced first, then a
+journal naming them is written atomically, then the renames; `recover` (run before the next read or write)
+finishes the renames a crash interrupted, so the files end up all new, or all old when the crash came
+before the journal existed.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
 
+JOURNAL = ".jarvis-journal.json"
+
 
 def write_atomic(path: Path, data: bytes, *, mode: int = 0o600) -> None:
     """Temp file in the same folder, fsync, rename over the target, fsync the folder."""
+    temp = write_temp(path, data, mode=mode)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    fsync_dir(path.parent)
+
+
+def write_all(folder: Path, files: dict[str, bytes], *, mode: int = 0o600) -> None:
+    """Replace several files of `folder` together (see the module docstring)."""
+    if len(files) == 1:
+        ((name, data),) = files.items()
+        write_atomic(folder / name, data, mode=mode)
+        return
+    temps: dict[str, str] = {}
+    try:
+        for name, data in files.items():
+            temps[name] = write_temp(folder / name, data, mode=mode).name
+        write_atomic(folder / JOURNAL, json.dumps(temps).encode())
+    except BaseException:
+        for temp in temps.values():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(folder / temp)
+        raise
+    _finish(folder, temps)
+
+
+def recover(folder: Path, names: tuple[str, ...]) -> list[str]:
+    """Finish an interrupted `write_all`; remove the temps of `names` a crash left before its journal (call it
+    under the writers' lock). Returns what it did."""
+    done: list[str] = []
+    journal = folder / JOURNAL
+    if journal.is_file():
+        try:
+            temps = json.loads(journal.read_text())
+        except (OSError, json.JSONDecodeError):
+            temps = {}  # a journal is written atomically; unreadable means not ours: leave the files alone
+        done += [f"finished interrupted write of {name}" for name, temp in temps.items() if (folder / temp).exists()]
+        _finish(folder, temps)
+    for name in names:
+        for stray in folder.glob(f".{name}.*.tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                stray.unlink()
+                done.append(f"removed unfinished temp {stray.name}")
+    return done
+
+
+def _finish(folder: Path, temps: dict[str, str]) -> None:
+    for name, temp in temps.items():
+        if (folder / temp).exists():
+            os.replace(folder / temp, folder / name)
+    fsync_dir(folder)
+    with contextlib.suppress(FileNotFoundError):
+        (folder / JOURNAL).unlink()
+    fsync_dir(folder)
+
+
+def write_temp(path: Path, data: bytes, *, mode: int) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -18,13 +88,16 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o600) -> None:
             temp.write(data)
             temp.flush()
             os.fsync(temp.fileno())
-        os.replace(temp_name, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
         raise
-    folder = os.open(path.parent, os.O_RDONLY)
+    return Path(temp_name)
+
+
+def fsync_dir(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
     try:
-        os.fsync(folder)
+        os.fsync(descriptor)
     finally:
-        os.close(folder)
+        os.close(descriptor)

@@ -117,6 +117,7 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
         log_type: Annotated[str | None, _enum("Stream, default stderr", diagnose.LOG_TYPES)] = None,
         aggregate: Annotated[bool | None, Field(description="Logs of all profiles")] = None,
         lines: Lines = None,
+        auto_fix: Annotated[bool | None, Field(description="config_sync: repair")] = None,
     ) -> CallToolResult:
         return await run_tool(
             lambda: diagnose.handle(
@@ -127,6 +128,7 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
                 log_type=log_type,
                 aggregate=aggregate,
                 lines=lines,
+                auto_fix=auto_fix,
             )
         )
 
@@ -178,7 +180,7 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
         Tool.from_function(
             jarvis_diagnose,
             name="jarvis_diagnose",
-            description="Debug MCP profiles: health, endpoint handshake, exact logs, full report.",
+            description="Debug MCP profiles: health, endpoint handshake, exact logs, full report, config sync.",
             annotations=READ_ONLY,
         ),
         Tool.from_function(

@@ -11,9 +11,11 @@ from jarvis.endpoint_probe import EndpointReport, probe, probe_many
 from jarvis.errors import InvalidInput, JarvisError
 from jarvis.formatting import endpoint_block, endpoint_table, error_section, log_block, state_of
 from jarvis.runner import LogStream, ServiceLogs, ServiceStatus
+from jarvis.store import sync
+from jarvis.store.mcpm_store import McpmStore
 from jarvis.tools.args import log_lines, pick, profile_service
 
-ACTIONS = ("profile_health", "test_endpoint", "logs", "full")
+ACTIONS = ("profile_health", "test_endpoint", "logs", "full", "config_sync")
 LOG_TYPES: tuple[LogStream, ...] = ("stderr", "stdout", "all")
 
 
@@ -26,8 +28,11 @@ def handle(
     log_type: str | None = None,
     aggregate: bool | None = None,
     lines: int | None = None,
+    auto_fix: bool | None = None,
 ) -> str:
     action = pick("action", action, ACTIONS)
+    if action == "config_sync":
+        return config_sync(jarvis, bool(auto_fix))
     if action == "profile_health":
         return profile_health(jarvis, profile)
     if action == "test_endpoint":
@@ -174,3 +179,24 @@ def full(jarvis: Jarvis) -> str:
             *problems.values(),
         ]
     )
+
+
+def config_sync(jarvis: Jarvis, auto_fix: bool) -> str:
+    """Profile metadata against the servers' tags; `auto_fix` applies the safe repairs in one atomic write."""
+    store = McpmStore(jarvis.settings.mcpm_dir)
+    changes = store.update(sync.repair) if auto_fix else []
+    snapshot = store.read()
+    findings = sync.audit(snapshot, jarvis.settings.profiles)
+    counts = f"{len(snapshot.servers)} servers, {len(snapshot.profile_names())} profiles"
+    lines = [f"# config sync: {store.folder} ({counts})"]
+    if changes:
+        lines += ["## fixed", *(f"- {change}" for change in changes)]
+    if not findings:
+        lines.append("in sync: every tagged profile has its metadata entry")
+        return "\n".join(lines)
+    fixable = sum(f.fixable for f in findings)
+    lines.append(f"## {len(findings)} finding(s), {fixable} fixable")
+    lines += [f"- {f.text}{' [fixable]' if f.fixable else ''}" for f in findings]
+    if fixable:
+        lines.append("auto_fix=true repairs the fixable ones (adds metadata, drops repeated tags; removes nothing)")
+    return "\n".join(lines)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from jarvis.settings import default_stack_dir
 from tests.integration.conftest import wait_for_default_stack
 from tests.stacks import Stack, copy_default_stack, running_stack
 
@@ -31,6 +32,13 @@ def connect(stack: Stack, **env: str) -> Client:
     """`async with connect(stack) as client:` inside the test (an async yield fixture would close the
     client's task group from another task)."""
     return Client(server_params(stack.directory, stack.name, **env))
+
+
+def plain_client(*args: str, **env: str) -> Client:
+    """A stdio server on the bundled default stack (never started): for tools that need no Docker.
+    `args` go before `serve` (e.g. `--config PATH`)."""
+    environ = {**os.environ, "JARVIS_PROJECT_DIR": str(default_stack_dir()), **env}
+    return Client(StdioServerParameters(command=sys.executable, args=["-m", "jarvis", *args, "serve"], env=environ))
 
 
 async def call(client: Client, tool: str, **arguments: object) -> tuple[str, bool]:

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from pathlib import Path
 
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from jarvis.settings import default_stack_dir
-from tests.e2e.conftest import call
+from tests.e2e.conftest import call, plain_client
 from tests.projects import git_repo, node_project, processes_with, pytest_project, slow_project
 
 
 def project_client(workspace: Path, config: Path | None = None) -> Client:
-    environ = {**os.environ, "JARVIS_PROJECT_DIR": str(default_stack_dir()), "JARVIS_WORKSPACE_DIR": str(workspace)}
-    args = ["-m", "jarvis", *(["--config", str(config)] if config else []), "serve"]
-    return Client(StdioServerParameters(command=sys.executable, args=args, env=environ))
+    return plain_client(*(["--config", str(config)] if config else []), JARVIS_WORKSPACE_DIR=str(workspace))
 
 
 async def test_analyze_diff_and_devops_over_stdio(tmp_path: Path) -> None:

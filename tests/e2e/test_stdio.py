@@ -15,12 +15,13 @@ from tests.e2e.conftest import call, connect, server_params
 from tests.stacks import Stack
 
 pytestmark = pytest.mark.docker
+TOOL_NAMES = ["jarvis_check_status", "jarvis_system", "jarvis_diagnose", "jarvis_project"]
 
 
 async def test_tools_list_over_stdio(e2e_stack: Stack) -> None:
     async with connect(e2e_stack) as client:
         names = [t.name for t in (await client.list_tools()).tools]
-        assert names == ["jarvis_check_status", "jarvis_system", "jarvis_diagnose"]
+        assert names == TOOL_NAMES
 
 
 async def test_status_and_check_status(e2e_stack: Stack) -> None:
@@ -164,7 +165,7 @@ async def test_dead_daemon_is_a_clear_error_and_the_server_keeps_serving(e2e_sta
     dead = f"unix://{tmp_path}/no-daemon.sock"
     params = server_params(e2e_stack.directory, e2e_stack.name, DOCKER_HOST=dead, JARVIS_RETRY_TIMEOUT="1")
     async with Client(params) as dead_client:
-        assert len((await dead_client.list_tools()).tools) == 3  # starts and lists tools without a daemon
+        assert len((await dead_client.list_tools()).tools) == len(TOOL_NAMES)  # starts and lists tools without a daemon
         started = time.monotonic()
         text, error = await call(dead_client, "jarvis_system", action="docker_status")
         assert error

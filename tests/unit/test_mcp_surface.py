@@ -8,11 +8,12 @@ from mcp import Client
 from jarvis.server import create_server
 from tests.fakes import FakeRunner, StaticProject, fake_jarvis
 
-# Measured 3,039 bytes for 4 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason:
+# Measured 3,138 bytes for 4 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason:
 # 1,700 -> 1,800 for jarvis_diagnose's profile_health, test_endpoint, full and its `endpoint` parameter;
 # 1,800 -> 2,000 for jarvis_system's bootstrap, restart, build and its `component` parameter;
-# 2,000 -> 3,100 for the jarvis_project tool (4 actions, 9 parameters: 1,094 bytes).
-TOOLS_LIST_BUDGET = 3100
+# 2,000 -> 3,100 for the jarvis_project tool (4 actions, 9 parameters: 1,094 bytes);
+# 3,100 -> 3,200 for jarvis_diagnose's config_sync and its `auto_fix` parameter.
+TOOLS_LIST_BUDGET = 3200
 
 
 def server(runner: FakeRunner | None = None):

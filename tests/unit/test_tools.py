@@ -18,8 +18,8 @@ def test_invalid_action_lists_every_valid_action() -> None:
         "Invalid action 'explode'. Valid actions: bootstrap, restart, restart_infra, rebuild, stop, start, "
         "docker_logs, docker_status, build"
     )
-    with pytest.raises(InvalidInput, match=r"Valid actions: profile_health, test_endpoint, logs, full$"):
-        diagnose.handle(fake_jarvis(), action="config_sync")
+    with pytest.raises(InvalidInput, match=r"Valid actions: profile_health, test_endpoint, logs, full, config_sync$"):
+        diagnose.handle(fake_jarvis(), action="share")
 
 
 def test_unknown_service_lists_the_project_services() -> None:
