@@ -30,7 +30,8 @@ from jarvis.project import ComposeProject
 from jarvis.runner import DockerRunner
 from jarvis.runner_factory import build_runner
 from jarvis.settings import Settings
-from jarvis.tools import build, check_status, diagnose, project, system
+from jarvis.tools import build, check_status, diagnose, project, server, system
+from jarvis.tools import profile as profiles  # `profile` is a parameter name of jarvis_profile
 from jarvis.tools.args import LINES_MAX
 
 log = logging.getLogger("jarvis.server")
@@ -38,6 +39,10 @@ log = logging.getLogger("jarvis.server")
 # Honest annotations: what each tool can do to the user's machine.
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+# Writes MCPM's files and may fetch MCPM's public registry.
+STORE_AND_REGISTRY = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+)
 
 
 def _enum(description: str | None, values: tuple[str, ...]) -> Any:
@@ -161,6 +166,56 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
             )
         )
 
+    async def jarvis_server(
+        action: Annotated[str, _enum(None, server.ACTIONS)],
+        name: Annotated[str | None, Field(description="Server name")] = None,
+        query: Annotated[str | None, Field(description="search words")] = None,
+        type: Annotated[str | None, _enum("create: transport", server.TYPES)] = None,
+        command: Annotated[str | None, Field(description="stdio command")] = None,
+        args: Annotated[list[str] | str | None, Field(description="stdio args; a string is shell-split")] = None,
+        env: Annotated[dict[str, str] | None, Field(description="stdio env; edit merges")] = None,
+        url: Annotated[str | None, Field(description="remote URL")] = None,
+        headers: Annotated[dict[str, str] | None, Field(description="remote headers; edit merges")] = None,
+        replace: Annotated[bool | None, Field(description="edit: replace env/headers")] = None,
+    ) -> CallToolResult:
+        return await run_tool(
+            lambda: server.handle(
+                jarvis,
+                action=action,
+                name=name,
+                query=query,
+                type=type,
+                command=command,
+                args=args,
+                env=env,
+                url=url,
+                headers=headers,
+                replace=replace,
+            )
+        )
+
+    async def jarvis_profile(
+        action: Annotated[str, _enum(None, profiles.ACTIONS)],
+        name: Annotated[str | None, Field(description="Profile name")] = None,
+        new_name: Annotated[str | None, Field(description="edit: rename to")] = None,
+        add_servers: Annotated[list[str] | str | None, Field(description="create/edit: servers to add")] = None,
+        remove_servers: Annotated[list[str] | str | None, Field(description="edit: servers to remove")] = None,
+        description: Annotated[str | None, Field(description="create/edit")] = None,
+        profile: Annotated[str | None, Field(description="restart: one profile")] = None,
+    ) -> CallToolResult:
+        return await run_tool(
+            lambda: profiles.handle(
+                jarvis,
+                action=action,
+                name=name,
+                new_name=new_name,
+                add_servers=add_servers,
+                remove_servers=remove_servers,
+                description=description,
+                profile=profile,
+            )
+        )
+
     async def jarvis_check_status() -> CallToolResult:
         return await run_tool(lambda: check_status.handle(jarvis))
 
@@ -187,6 +242,18 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
             jarvis_project,
             name="jarvis_project",
             description="Code project: analyze, diff, devops files, run test suites with timeouts.",
+            annotations=DESTRUCTIVE,
+        ),
+        Tool.from_function(
+            jarvis_server,
+            name="jarvis_server",
+            description="MCP servers in MCPM's store: list, info, create, edit, uninstall, search, install, usage.",
+            annotations=STORE_AND_REGISTRY,
+        ),
+        Tool.from_function(
+            jarvis_profile,
+            name="jarvis_profile",
+            description="MCPM profiles: list, create, edit (rename, add/remove servers), delete, suggest, restart.",
             annotations=DESTRUCTIVE,
         ),
     ]

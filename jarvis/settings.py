@@ -39,6 +39,8 @@ ENV_NAMES = {
     "bootstrap_timeout": "JARVIS_BOOTSTRAP_TIMEOUT",
     "mcpm_dir": "JARVIS_MCPM_DIR",
     "workspace_dir": "JARVIS_WORKSPACE_DIR",
+    "registry_url": "JARVIS_REGISTRY_URL",
+    "registry_timeout": "JARVIS_REGISTRY_TIMEOUT",
 }
 # Keys only jarvis.toml can set (structured values).
 TOML_ONLY = ("build_commands", "test_suites")
@@ -93,6 +95,9 @@ class Settings(BaseModel):
     # The code project `jarvis_project` works on (analyze, diff, devops, test); default: the current directory.
     workspace_dir: Path = Field(default_factory=Path.cwd)
     test_suites: dict[str, SuiteSettings] = Field(default_factory=dict)
+    # MCPM's registry index (an http(s) URL or a local file), and the deadline for fetching it whole.
+    registry_url: str = "https://mcpm.sh/api/servers.json"
+    registry_timeout: float = Field(default=5.0, gt=0, le=120)
 
     @field_validator("endpoints")
     @classmethod

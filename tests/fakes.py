@@ -12,6 +12,15 @@ from jarvis.project import ProjectSpec, ServiceSpec
 from jarvis.runner import EngineInfo, ExecResult, LogLine, LogStream, ServiceLogs, ServiceStatus
 from jarvis.settings import Settings
 
+# The tools Jarvis declares, in order (checked over stdio and in process).
+TOOL_NAMES = [
+    "jarvis_check_status",
+    "jarvis_system",
+    "jarvis_diagnose",
+    "jarvis_project",
+    "jarvis_server",
+    "jarvis_profile",
+]
 SERVICES = ("mcpm-essentials", "mcpm-memory", "mcpm-dev-core", "mcpm-data", "mcpm-research")
 
 

@@ -12,10 +12,10 @@ from mcp import Client
 
 from jarvis.tools import system
 from tests.e2e.conftest import call, connect, server_params
+from tests.fakes import TOOL_NAMES
 from tests.stacks import Stack
 
 pytestmark = pytest.mark.docker
-TOOL_NAMES = ["jarvis_check_status", "jarvis_system", "jarvis_diagnose", "jarvis_project"]
 
 
 async def test_tools_list_over_stdio(e2e_stack: Stack) -> None:

@@ -60,3 +60,12 @@ def plain_web_server() -> Iterator[str]:
     port = free_port()
     with _serving([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"], port):
         yield f"http://127.0.0.1:{port}/mcp"
+
+
+@contextlib.contextmanager
+def static_server(directory: Path) -> Iterator[str]:
+    """Serves `directory`'s files over HTTP on loopback; yields the base URL (no trailing slash)."""
+    port = free_port()
+    command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(directory)]
+    with _serving(command, port):
+        yield f"http://127.0.0.1:{port}"

@@ -6,14 +6,15 @@ import pytest
 from mcp import Client
 
 from jarvis.server import create_server
-from tests.fakes import FakeRunner, StaticProject, fake_jarvis
+from tests.fakes import TOOL_NAMES, FakeRunner, StaticProject, fake_jarvis
 
-# Measured 3,138 bytes for 4 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason:
+# Measured 5,360 bytes for 6 tools (the original Go Jarvis: ~7,066 for 9). Raise only with a reason:
 # 1,700 -> 1,800 for jarvis_diagnose's profile_health, test_endpoint, full and its `endpoint` parameter;
 # 1,800 -> 2,000 for jarvis_system's bootstrap, restart, build and its `component` parameter;
 # 2,000 -> 3,100 for the jarvis_project tool (4 actions, 9 parameters: 1,094 bytes);
-# 3,100 -> 3,200 for jarvis_diagnose's config_sync and its `auto_fix` parameter.
-TOOLS_LIST_BUDGET = 3200
+# 3,100 -> 3,200 for jarvis_diagnose's config_sync and its `auto_fix` parameter;
+# 3,200 -> 5,500 for jarvis_server (8 actions, 10 parameters) and jarvis_profile (6 actions, 7 parameters).
+TOOLS_LIST_BUDGET = 5500
 
 
 def server(runner: FakeRunner | None = None):
@@ -31,7 +32,7 @@ async def test_tools_list_fits_its_byte_budget() -> None:
     payload = await listed()
     size = len(json.dumps(payload))
     assert size <= TOOLS_LIST_BUDGET, f"tools/list grew to {size} bytes"
-    assert {t["name"] for t in payload} == {"jarvis_check_status", "jarvis_system", "jarvis_diagnose", "jarvis_project"}
+    assert {t["name"] for t in payload} == set(TOOL_NAMES)
 
 
 async def test_schemas_are_tight_and_descriptions_short() -> None:
