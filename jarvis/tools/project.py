@@ -13,6 +13,7 @@ from pathlib import Path
 
 from jarvis.context import Jarvis
 from jarvis.errors import InvalidInput
+from jarvis.tools.args import pick
 from jarvis.workspace import detect, devops, git_diff, suites
 from jarvis.workspace.test_run import SuiteResult, run_suite
 
@@ -41,10 +42,9 @@ def handle(
     package: str | None = None,
     progress: Progress = lambda _done, _total, _message: None,
 ) -> str:
-    if action not in ACTIONS:
-        raise InvalidInput.choice("action", action, ACTIONS)
-    if project_type is not None and project_type not in PROJECT_TYPES:
-        raise InvalidInput.choice("project_type", project_type, PROJECT_TYPES)
+    action = pick("action", action, ACTIONS)
+    if project_type is not None:
+        project_type = pick("project_type", project_type, PROJECT_TYPES)
     root = _folder(jarvis, path)
     if action == "analyze":
         return analyze(jarvis, root)
