@@ -24,13 +24,14 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from jarvis import __version__
+from jarvis.clients.catalog import CLIENTS
 from jarvis.context import Jarvis
 from jarvis.errors import JarvisError
 from jarvis.project import ComposeProject
 from jarvis.runner import DockerRunner
 from jarvis.runner_factory import build_runner
 from jarvis.settings import Settings
-from jarvis.tools import build, check_status, diagnose, project, server, system
+from jarvis.tools import build, check_status, client, diagnose, project, server, system
 from jarvis.tools import profile as profiles  # `profile` is a parameter name of jarvis_profile
 from jarvis.tools.args import LINES_MAX
 
@@ -216,6 +217,28 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
             )
         )
 
+    async def jarvis_client(
+        action: Annotated[str, _enum(None, client.ACTIONS)],
+        client_name: Annotated[str | None, _enum(None, tuple(CLIENTS))] = None,
+        add_server: Annotated[list[str] | str | None, Field(description="edit: servers")] = None,
+        remove_server: Annotated[list[str] | str | None, Field(description="edit: servers")] = None,
+        add_profile: Annotated[list[str] | str | None, Field(description="edit: profiles")] = None,
+        remove_profile: Annotated[list[str] | str | None, Field(description="edit: profiles")] = None,
+        config_path: Annotated[str | None, Field(description="config: set the file ('default' resets)")] = None,
+    ) -> CallToolResult:
+        return await run_tool(
+            lambda: client.handle(
+                jarvis,
+                action=action,
+                client_name=client_name,
+                add_server=add_server,
+                remove_server=remove_server,
+                add_profile=add_profile,
+                remove_profile=remove_profile,
+                config_path=config_path,
+            )
+        )
+
     async def jarvis_check_status() -> CallToolResult:
         return await run_tool(lambda: check_status.handle(jarvis))
 
@@ -254,6 +277,12 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
             jarvis_profile,
             name="jarvis_profile",
             description="MCPM profiles: list, create, edit (rename, add/remove servers), delete, suggest, restart.",
+            annotations=DESTRUCTIVE,
+        ),
+        Tool.from_function(
+            jarvis_client,
+            name="jarvis_client",
+            description="AI clients' MCP config files: list, edit (add/remove servers, profiles), import, config.",
             annotations=DESTRUCTIVE,
         ),
     ]

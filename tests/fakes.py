@@ -20,6 +20,7 @@ TOOL_NAMES = [
     "jarvis_project",
     "jarvis_server",
     "jarvis_profile",
+    "jarvis_client",
 ]
 SERVICES = ("mcpm-essentials", "mcpm-memory", "mcpm-dev-core", "mcpm-data", "mcpm-research")
 

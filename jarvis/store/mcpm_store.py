@@ -30,7 +30,9 @@ from jarvis.store.models import ProfileMeta, ServerRecord
 SERVERS = "servers.json"
 PROFILES = "profiles_metadata.json"
 CONFIG = "config.json"
-FILES = (SERVERS, PROFILES, CONFIG)
+# Jarvis's client settings, in the Node MCPM's `clients.json` shape: {client: {"configPath": path}}.
+CLIENTS = "clients.json"
+FILES = (SERVERS, PROFILES, CONFIG, CLIENTS)
 LOCK = ".jarvis.lock"
 CONFLICT_RETRIES = 3
 
@@ -46,6 +48,7 @@ class Snapshot:
     servers: dict[str, ServerRecord] = field(default_factory=dict)
     profiles: dict[str, ProfileMeta] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    clients: dict[str, Any] = field(default_factory=dict)
     # Entries Jarvis could not type, kept as read: name -> (raw value, why).
     unreadable: dict[str, tuple[Any, str]] = field(default_factory=dict)
     # What was read, to write back only what changed and to notice changes made meanwhile.
@@ -123,6 +126,7 @@ class McpmStore:
             except ValidationError as exc:
                 raise StoreError(f"{self.folder / PROFILES}: profile '{name}': {_first_error(exc)}") from exc
         snapshot.config = self._parse(CONFIG, snapshot.raw[CONFIG])
+        snapshot.clients = self._parse(CLIENTS, snapshot.raw[CLIENTS])
         return snapshot
 
     def _changed_files(self, snapshot: Snapshot) -> dict[str, bytes]:
@@ -136,6 +140,7 @@ class McpmStore:
             },
             PROFILES: {name: meta.dump() for name, meta in snapshot.profiles.items()},
             CONFIG: snapshot.config,
+            CLIENTS: snapshot.clients,
         }
         return {
             name: json.dumps(after[name], indent=2).encode()
