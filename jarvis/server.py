@@ -31,7 +31,7 @@ from jarvis.project import ComposeProject
 from jarvis.runner import DockerRunner
 from jarvis.runner_factory import build_runner
 from jarvis.settings import Settings
-from jarvis.tools import build, check_status, client, diagnose, project, server, system
+from jarvis.tools import build, check_status, client, config, diagnose, project, server, system
 from jarvis.tools import profile as profiles  # `profile` is a parameter name of jarvis_profile
 from jarvis.tools.args import LINES_MAX
 
@@ -239,6 +239,26 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
             )
         )
 
+    async def jarvis_config(
+        action: Annotated[str, _enum(None, config.ACTIONS)],
+        key: Annotated[str | None, Field(description="get/set: setting; list shows all")] = None,
+        value: Annotated[str | None, Field(description="set: lists comma-separated")] = None,
+        path: Annotated[str | None, Field(description="export: also write here; import: read from")] = None,
+        data: Annotated[str | None, Field(description="import: the exported JSON")] = None,
+        include_secrets: Annotated[bool | None, Field(description="export: keep secret values")] = None,
+    ) -> CallToolResult:
+        return await run_tool(
+            lambda: config.handle(
+                jarvis,
+                action=action,
+                key=key,
+                value=value,
+                path=path,
+                data=data,
+                include_secrets=include_secrets,
+            )
+        )
+
     async def jarvis_check_status() -> CallToolResult:
         return await run_tool(lambda: check_status.handle(jarvis))
 
@@ -283,6 +303,12 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
             jarvis_client,
             name="jarvis_client",
             description="AI clients' MCP config files: list, edit (add/remove servers, profiles), import, config.",
+            annotations=DESTRUCTIVE,
+        ),
+        Tool.from_function(
+            jarvis_config,
+            name="jarvis_config",
+            description="Settings (Jarvis, MCPM): get, set, list; migrate legacy files; export/import all.",
             annotations=DESTRUCTIVE,
         ),
     ]

@@ -98,6 +98,8 @@ class Settings(BaseModel):
     # MCPM's registry index (an http(s) URL or a local file), and the deadline for fetching it whole.
     registry_url: str = "https://mcpm.sh/api/servers.json"
     registry_timeout: float = Field(default=5.0, gt=0, le=120)
+    # The jarvis.toml these settings were read from, or would be (`jarvis_config set` writes there).
+    config_file: Path | None = Field(default=None, exclude=True)
 
     @field_validator("endpoints")
     @classmethod
@@ -132,12 +134,7 @@ def load_settings(
     raw: dict[str, Any] = _read_toml(config_path, environ, cwd)
     for key, env_name in ENV_NAMES.items():
         if env_name in environ and environ[env_name] != "":
-            value: Any = environ[env_name]
-            if key in _LIST_SEPARATORS:
-                value = [part.strip() for part in value.split(_LIST_SEPARATORS[key]) if part.strip()]
-            elif key == "endpoints":  # profile=url,profile=url
-                value = dict(part.strip().partition("=")[::2] for part in value.split(",") if part.strip())
-            raw[key] = value
+            raw[key] = parse_value(key, environ[env_name])
     base = Path(raw["project_dir"]).expanduser() if raw.get("project_dir") else None
     if base is None:
         base = cwd if holds_compose_file(cwd) else default_stack_dir()
@@ -145,6 +142,7 @@ def load_settings(
     if raw.get("mcpm_dir"):
         raw["mcpm_dir"] = Path(raw["mcpm_dir"]).expanduser()
     raw["workspace_dir"] = (cwd / Path(raw.get("workspace_dir") or ".").expanduser()).resolve()
+    raw["config_file"] = (cwd / config_file_path(config_path, environ, cwd)[0]).resolve()
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:
@@ -155,9 +153,23 @@ def load_settings(
     return settings
 
 
-def _read_toml(config_path: Path | None, environ: Mapping[str, str], cwd: Path) -> dict[str, Any]:
+def parse_value(key: str, value: str) -> Any:
+    """A setting given as text (an environment variable, or `jarvis_config set`) as its structured value."""
+    if key in _LIST_SEPARATORS:
+        return [part.strip() for part in value.split(_LIST_SEPARATORS[key]) if part.strip()]
+    if key == "endpoints":  # profile=url,profile=url
+        return dict(part.strip().partition("=")[::2] for part in value.split(",") if part.strip())
+    return value
+
+
+def config_file_path(config_path: Path | None, environ: Mapping[str, str], cwd: Path) -> tuple[Path, bool]:
+    """The jarvis.toml to read: `--config`, else `$JARVIS_CONFIG`, else `./jarvis.toml`; and whether it was named."""
     explicit = config_path or (Path(environ["JARVIS_CONFIG"]) if environ.get("JARVIS_CONFIG") else None)
-    path = explicit or cwd / "jarvis.toml"
+    return (explicit or cwd / "jarvis.toml"), explicit is not None
+
+
+def _read_toml(config_path: Path | None, environ: Mapping[str, str], cwd: Path) -> dict[str, Any]:
+    path, explicit = config_file_path(config_path, environ, cwd)
     if not path.is_file():
         if explicit:
             raise ConfigError(f"Config file {path} does not exist.")

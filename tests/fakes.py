@@ -21,6 +21,7 @@ TOOL_NAMES = [
     "jarvis_server",
     "jarvis_profile",
     "jarvis_client",
+    "jarvis_config",
 ]
 SERVICES = ("mcpm-essentials", "mcpm-memory", "mcpm-dev-core", "mcpm-data", "mcpm-research")
 

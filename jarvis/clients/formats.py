@@ -97,6 +97,8 @@ class TomlFormat:
                 item.update(entry)
                 table[key] = item
         result = tomlkit.dumps(document)
+        if text.endswith("\n") and not text.endswith("\n\n"):
+            result = result.rstrip("\n") + "\n"  # keep the file's ending (tomlkit leaves removed tables' gap)
         if tomllib.loads(result).get(self.section, {}) != _expected(entries, changes):
             raise ClientFileError(f"editing [{self.section}] would change more than its own entries")
         return result

@@ -85,7 +85,8 @@ class _Parser:
             return self.array()
         start = self.pos
         if char == '"':
-            return Node(start, self.pos, self.string())
+            parsed = self.string()  # advances self.pos: read it before building the node
+            return Node(start, self.pos, parsed)
         for literal, parsed in _LITERALS.items():
             if self.text.startswith(literal, start):
                 self.pos += len(literal)

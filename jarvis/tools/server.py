@@ -11,6 +11,7 @@ import re
 import shlex
 from typing import Any
 
+from jarvis.clients.wiring import Wiring, wiring_by_client
 from jarvis.context import Jarvis
 from jarvis.errors import InvalidInput, JarvisError
 from jarvis.store import registry
@@ -60,7 +61,12 @@ def handle(
         return store.update(lambda snapshot: edit(snapshot, server_name, changes, replace=bool(replace)))
     if action == "install":
         return registry.install(jarvis.settings, store, server_name, env or {})
-    return store.update(lambda snapshot: uninstall(snapshot, server_name))
+    text = store.update(lambda snapshot: uninstall(snapshot, server_name))
+    wired = [key for key, w in wiring_by_client(store.read(), store.folder).items()
+             if isinstance(w, Wiring) and server_name in w.servers]  # fmt: skip
+    if wired:
+        text += f"\nstill wired in {', '.join(wired)}: jarvis_client edit remove_server={server_name}"
+    return text
 
 
 def valid_name(name: str | None) -> str:
@@ -210,7 +216,21 @@ def usage(jarvis: Jarvis, snapshot: Snapshot) -> str:
     untagged = [name for name, server in snapshot.servers.items() if not server.profile_tags]
     if untagged:
         lines.append(f"in no profile: {', '.join(untagged)}")
+    lines.append("clients: " + (_client_usage(wiring_by_client(snapshot, jarvis.settings.mcpm_dir)) or "none wired"))
     return "\n".join(lines)
+
+
+def _client_usage(by_client: dict[str, Wiring | str]) -> str:
+    parts = []
+    for key, wiring in by_client.items():
+        if isinstance(wiring, str):
+            parts.append(f"{key} (unreadable)")
+            continue
+        uses = [f"{kind} {', '.join(names)}" for kind, names in (("servers", wiring.servers),
+                ("profiles", wiring.profiles)) if names]  # fmt: skip
+        if uses:
+            parts.append(f"{key} ({'; '.join(uses)})")
+    return ", ".join(parts)
 
 
 def _service_states(jarvis: Jarvis) -> dict[str, str] | str:
