@@ -4,7 +4,8 @@
   server of the same name is kept and only tagged) and is tagged with the profile; metadata is created.
 - `profiles.json` of the Node MCPM (`{profile: {"servers": [names], "description": ...}}`): metadata with the
   description, tags on the named servers (names missing from servers.json are reported).
-- servers.json entries of the Node MCPM carry a `type` field that 2.x derives from the other fields: dropped.
+- servers.json entries of the Node MCPM lack the `name` field 2.x requires (added) and carry a `type` field
+  that 2.x derives from the other fields (dropped).
 - `clients.json` of the Node MCPM (`{client: {configPath, profiles, servers}}`): the `configPath` is kept as
   Jarvis's client path; the `profiles`/`servers` lists were bookkeeping that never reached the client's file,
   so they are dropped and reported (add them for real with `jarvis_client edit`).
@@ -62,6 +63,17 @@ def _read_legacy(path: Path) -> dict[str, Any] | None:
 
 def _migrate(snapshot: Snapshot, legacy: dict[str, Any] | None) -> list[str]:
     report: list[str] = []
+    named = []
+    for name, (raw, _why) in list(snapshot.unreadable.items()):
+        if isinstance(raw, dict) and "name" not in raw:  # the Node MCPM keyed servers by name only
+            try:
+                snapshot.servers[name] = ServerRecord.model_validate({"name": name, **raw})
+            except ValidationError:
+                continue
+            del snapshot.unreadable[name]
+            named.append(name)
+    if named:
+        report.append(f"added the name field to {', '.join(named)} (the Node MCPM left it out; 2.x needs it)")
     if legacy is not None:
         report += _profiles(snapshot, legacy)
         if not legacy:

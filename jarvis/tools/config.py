@@ -89,7 +89,9 @@ def get(jarvis: Jarvis, store: McpmStore, key: str) -> str:
     if key in MCPM_KEYS:
         value = store.read().config.get(key)
         return f"{key} = {value if value is not None else '(unset: mcpm uses npx)'} (MCPM config.json)"
-    return f"{key} = {_shown(getattr(jarvis.settings, key))} ({_source(jarvis, key)}; env {ENV_NAMES[key]})"
+    source = _source(jarvis, key)
+    where = source if source.startswith("env") else f"{source}; env {ENV_NAMES[key]}"
+    return f"{key} = {_shown(getattr(jarvis.settings, key))} ({where})"
 
 
 def list_all(jarvis: Jarvis, store: McpmStore) -> str:
@@ -121,7 +123,7 @@ def set_jarvis(jarvis: Jarvis, key: str, value: str) -> str:
     document = tomlkit.parse(text)
     table = document.get("jarvis", document)
     parsed = parse_value(key, value)
-    field = jarvis.settings.model_fields[key]
+    field = type(jarvis.settings).model_fields[key]
     if field.annotation is float:
         try:
             parsed = float(value)
