@@ -244,7 +244,7 @@ def declare_tools(jarvis: Jarvis, exit_after_answer: Callable[[], None] = exit_s
         key: Annotated[str | None, Field(description="get/set: setting; list shows all")] = None,
         value: Annotated[str | None, Field(description="set: lists comma-separated")] = None,
         path: Annotated[str | None, Field(description="export: also write here; import: read from")] = None,
-        data: Annotated[str | None, Field(description="import: the exported JSON")] = None,
+        data: Annotated[str | dict[str, Any] | None, Field(description="import: the exported JSON")] = None,
         include_secrets: Annotated[bool | None, Field(description="export: keep secret values")] = None,
     ) -> CallToolResult:
         return await run_tool(

@@ -37,7 +37,7 @@ def handle(
     key: str | None = None,
     value: str | None = None,
     path: str | None = None,
-    data: str | None = None,
+    data: str | dict[str, Any] | None = None,
     include_secrets: bool | None = None,
 ) -> str:
     action = pick("action", action, ACTIONS)
@@ -57,7 +57,7 @@ def handle(
         return migrate(store)
     if action == "export":
         return export(jarvis, store, path, bool(include_secrets))
-    return import_(jarvis, store, path, data)
+    return import_(jarvis, store, path, json.dumps(data) if isinstance(data, dict) else data)
 
 
 def _known_key(key: str | None) -> str:
@@ -91,7 +91,11 @@ def get(jarvis: Jarvis, store: McpmStore, key: str) -> str:
         return f"{key} = {value if value is not None else '(unset: mcpm uses npx)'} (MCPM config.json)"
     source = _source(jarvis, key)
     where = source if source.startswith("env") else f"{source}; env {ENV_NAMES[key]}"
-    return f"{key} = {_shown(getattr(jarvis.settings, key))} ({where})"
+    running = _shown(getattr(jarvis.settings, key))
+    in_file = _toml_table(jarvis.settings.config_file).get(key)
+    changed = in_file is not None and _shown(in_file) != running and not source.startswith("env")
+    pending = f"; from the next start: {_shown(in_file)}" if changed else ""
+    return f"{key} = {running} ({where}){pending}"
 
 
 def list_all(jarvis: Jarvis, store: McpmStore) -> str:
