@@ -32,4 +32,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+# MCPM 2.15 itself, in its own virtualenv (its pins conflict with ours): the compatibility tests run the real
+# `mcpm` against files Jarvis writes and read what `mcpm` writes. Jarvis never imports it.
+if [ ! -x .venv-mcpm/bin/mcpm ]; then
+  "$python" -m venv .venv-mcpm
+  .venv-mcpm/bin/python -m pip install -q --disable-pip-version-check "mcpm==2.15.0"
+fi
 .venv/bin/jarvis setup

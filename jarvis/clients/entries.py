@@ -2,14 +2,17 @@
 
 Entries Jarvis writes follow MCPM's naming convention, so `mcpm client ls` and Jarvis agree on who owns what:
 `mcpm_<server>` for a server and `mcpm_profile_<profile>` for a profile. Every other entry is the user's and is
-never written. A server entry starts the server itself (its command, or its URL); a profile entry points at the
-profile's endpoint when Jarvis's stack serves it, else runs `mcpm profile run <profile>` as MCPM does.
+never written. A server entry is MCPM's own (`mcpm run <server>`: the store stays the one place holding its
+command and secrets) when `mcpm` is on PATH, else the server's command or URL itself, so it works without
+MCPM. A profile entry points at the profile's endpoint when Jarvis's stack serves it, else runs
+`mcpm profile run <profile>` as MCPM does.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,9 +53,15 @@ def owner(key: str) -> tuple[Literal["server", "profile"], str] | None:
     return None
 
 
-def launch_of_server(record: ServerRecord) -> tuple[Launch, list[str]]:
-    """The server's launch, with `${VAR}` env references resolved from Jarvis's environment; the names of
-    references that are not set come back so the answer can say the client still needs them."""
+def mcpm_on_path() -> bool:
+    return shutil.which("mcpm") is not None
+
+
+def launch_of_server(record: ServerRecord, *, via_mcpm: bool) -> tuple[Launch, list[str]]:
+    """`mcpm run <name>` (via_mcpm), or the server's own launch with `${VAR}` env references resolved from
+    Jarvis's environment; the names of references that are not set come back so the answer can say so."""
+    if via_mcpm:
+        return Launch(command="mcpm", args=["run", record.name]), []
     if record.transport == "custom":
         return Launch(custom=dict(record.config or {})), []
     missing: list[str] = []

@@ -6,7 +6,6 @@ client's format, through `jarvis.clients.config_file` (backup, lock, atomic writ
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from jarvis.clients.catalog import CLIENTS
@@ -16,6 +15,7 @@ from jarvis.clients.entries import (
     from_client,
     launch_of_profile,
     launch_of_server,
+    mcpm_on_path,
     owner,
     profile_key,
     server_key,
@@ -108,15 +108,18 @@ def edit(
     entries = file.entries()
     notes: list[str] = []
     changes: dict[str, dict | None] = {}
+    via_mcpm = mcpm_on_path()
+    if add_servers:
+        notes.append("servers run through `mcpm run`" if via_mcpm else "servers start directly (mcpm is not on PATH)")
     for server in add_servers:
-        launch, missing = launch_of_server(snapshot.servers[server])
+        launch, missing = launch_of_server(snapshot.servers[server], via_mcpm=via_mcpm)
         changes[server_key(server)] = to_client(spec.style, server_key(server), launch)
         if missing:
             notes.append(f"{server}: env {', '.join(missing)} still required (unset ${{VAR}} references)")
     for profile in add_profiles:
         launch = launch_of_profile(profile, jarvis.settings.endpoint_for_profile(profile))
         changes[profile_key(profile)] = to_client(spec.style, profile_key(profile), launch)
-        if launch.command == "mcpm" and shutil.which("mcpm") is None:
+        if launch.command == "mcpm" and not via_mcpm:
             notes.append(f"{profile}: no endpoint set, so the entry runs `mcpm profile run`, and mcpm is not on PATH")
     for entry_key in [server_key(s) for s in remove_servers] + [profile_key(p) for p in remove_profiles]:
         if entry_key in changes:

@@ -304,3 +304,21 @@ def test_usage_names_the_clients_that_use_each_server(home: Path, jarvis) -> Non
     assert "clients: cursor (servers time; profiles essentials), codex-cli (servers time)" in text
     gone = server.handle(jarvis, action="uninstall", name="time")
     assert "still wired in cursor, codex-cli: jarvis_client edit remove_server=time" in gone
+
+
+def test_with_mcpm_on_path_servers_use_mcpms_own_entries(home: Path, jarvis, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = home / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mcpm").write_text("#!/bin/sh\n")
+    (bin_dir / "mcpm").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    text = client.handle(jarvis, action="edit", client_name="opencode", add_server="time", add_profile="local")
+    assert "note: servers run through `mcpm run`" in text
+    assert "mcpm is not on PATH" not in text
+    assert entries(home, "opencode") == {
+        "mcpm_time": {"type": "local", "command": ["mcpm", "run", "time"], "enabled": True},
+        "mcpm_profile_local": {"type": "local", "command": ["mcpm", "profile", "run", "local"], "enabled": True},
+    }
+    plain = client.handle(jarvis, action="edit", client_name="cursor", add_server="time")
+    assert "servers run through `mcpm run`" in plain
+    assert entries(home, "cursor")["mcpm_time"] == {"command": "mcpm", "args": ["run", "time"]}
