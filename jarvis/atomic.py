@@ -61,7 +61,7 @@ def recover(folder: Path, names: tuple[str, ...]) -> list[str]:
             temps = {}  # a journal is written atomically; unreadable means not ours: leave the files alone
         done += [f"finished interrupted write of {name}" for name, temp in temps.items() if (folder / temp).exists()]
         _finish(folder, temps)
-    for name in names:
+    for name in (*names, JOURNAL):
         for stray in folder.glob(f".{name}.*.tmp"):
             with contextlib.suppress(FileNotFoundError):
                 stray.unlink()

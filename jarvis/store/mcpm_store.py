@@ -71,7 +71,10 @@ class McpmStore:
         self.lock_timeout = lock_timeout
 
     def read(self) -> Snapshot:
-        if (self.folder / JOURNAL).exists():  # an interrupted write: finish it first, under the lock
+        interrupted = (self.folder / JOURNAL).exists() or any(
+            next(self.folder.glob(f".{name}.*.tmp"), None) for name in (*FILES, JOURNAL)
+        )
+        if interrupted:  # a writer died mid-write: finish or clean up first, under the lock
             with self._lock():
                 recover(self.folder, FILES)
         return self._load()
