@@ -57,3 +57,14 @@ def wiring_by_client(snapshot: Snapshot, mcpm_dir: Path) -> dict[str, Wiring | s
         except ClientFileError as exc:
             result[file.spec.key] = str(exc)
     return result
+
+
+def still_wired_note(snapshot: Snapshot, mcpm_dir: Path, kind: str, name: str) -> str:
+    """A line naming the clients whose files still hold the entry of a server or profile that just went away."""
+    clients = []
+    for key, wiring in wiring_by_client(snapshot, mcpm_dir).items():
+        if isinstance(wiring, Wiring) and name in (wiring.servers if kind == "server" else wiring.profiles):
+            clients.append(key)
+    if not clients:
+        return ""
+    return f"\nstill wired in {', '.join(clients)}: jarvis_client edit remove_{kind}={name}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from jarvis.clients.wiring import still_wired_note
 from jarvis.context import Jarvis
 from jarvis.errors import InvalidInput, JarvisError
 from jarvis.store.mcpm_store import McpmStore, Snapshot
@@ -41,9 +42,13 @@ def handle(
     if action == "create":
         return store.update(lambda s: create(s, profile_name, adding, description))
     if action == "delete":
-        return store.update(lambda s: delete(s, profile_name))
+        text = store.update(lambda s: delete(s, profile_name))
+        return text + still_wired_note(store.read(), store.folder, "profile", profile_name)
     renamed = valid_name(new_name) if new_name else None
-    return store.update(lambda s: edit(s, profile_name, renamed, adding, removing, description))
+    text = store.update(lambda s: edit(s, profile_name, renamed, adding, removing, description))
+    if renamed and renamed != profile_name:  # clients' entries still carry the old name
+        text += still_wired_note(store.read(), store.folder, "profile", profile_name)
+    return text
 
 
 def names(value: Names) -> list[str]:

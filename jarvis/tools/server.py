@@ -11,7 +11,7 @@ import re
 import shlex
 from typing import Any
 
-from jarvis.clients.wiring import Wiring, wiring_by_client
+from jarvis.clients.wiring import Wiring, still_wired_note, wiring_by_client
 from jarvis.context import Jarvis
 from jarvis.errors import InvalidInput, JarvisError
 from jarvis.store import registry
@@ -62,11 +62,7 @@ def handle(
     if action == "install":
         return registry.install(jarvis.settings, store, server_name, env or {})
     text = store.update(lambda snapshot: uninstall(snapshot, server_name))
-    wired = [key for key, w in wiring_by_client(store.read(), store.folder).items()
-             if isinstance(w, Wiring) and server_name in w.servers]  # fmt: skip
-    if wired:
-        text += f"\nstill wired in {', '.join(wired)}: jarvis_client edit remove_server={server_name}"
-    return text
+    return text + still_wired_note(store.read(), store.folder, "server", server_name)
 
 
 def valid_name(name: str | None) -> str:

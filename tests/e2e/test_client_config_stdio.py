@@ -70,11 +70,13 @@ async def test_config_over_stdio(tmp_path: Path) -> None:
     async with plain_client("--config", str(tmp_path / "jarvis.toml"), **env) as client:
         await call(client, "jarvis_server", action="create", name="time", type="stdio", command="uvx",
                    env={"API_KEY": "k-123"})  # fmt: skip
+        (tmp_path / "mcpm/profiles.json").write_text('{"research": {"servers": ["time"], "description": "Deep"}}')
         steps = [
             ({"action": "set", "key": "endpoint_timeout", "value": "20"}, "endpoint_timeout = 20.0 written to"),
             ({"action": "get", "key": "endpoint_timeout"}, "JARVIS_ENDPOINT_TIMEOUT); from the next start: 20.0"),
             ({"action": "set", "key": "node_executable", "value": "bunx"}, "node_executable = bunx in MCPM"),
             ({"action": "list"}, "node_executable = bunx (valid: npx, bunx, pnpm dlx, yarn dlx)"),
+            ({"action": "migrate"}, "- profile research: 1 server(s) tagged: time"),
             ({"action": "migrate"}, "Nothing to migrate"),
             ({"action": "export", "path": str(tmp_path / "backup.json")}, "servers.time.env.API_KEY"),
             ({"action": "import", "path": str(tmp_path / "backup.json")}, "kept stored values for [SCRUBBED]"),

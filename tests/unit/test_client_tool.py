@@ -322,3 +322,12 @@ def test_with_mcpm_on_path_servers_use_mcpms_own_entries(home: Path, jarvis, mon
     plain = client.handle(jarvis, action="edit", client_name="cursor", add_server="time")
     assert "servers run through `mcpm run`" in plain
     assert entries(home, "cursor")["mcpm_time"] == {"command": "mcpm", "args": ["run", "time"]}
+
+
+def test_deleting_or_renaming_a_wired_profile_names_the_clients(home: Path, jarvis) -> None:
+    client.handle(jarvis, action="edit", client_name="cursor", add_profile="essentials,local")
+    renamed = profile.handle(jarvis, action="edit", name="local", new_name="lan")
+    assert renamed.endswith("still wired in cursor: jarvis_client edit remove_profile=local")
+    deleted = profile.handle(jarvis, action="delete", name="essentials")
+    assert deleted.endswith("still wired in cursor: jarvis_client edit remove_profile=essentials")
+    assert "still wired" not in profile.handle(jarvis, action="delete", name="lan")
