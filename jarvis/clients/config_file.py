@@ -79,7 +79,10 @@ class ClientFile:
                     continue  # the client wrote meanwhile: redo on its version
                 target = self.path.resolve()
                 mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
-                write_atomic(target, after.encode("utf-8"), mode=mode)
+                try:
+                    write_atomic(target, after.encode("utf-8"), mode=mode)
+                except OSError as exc:
+                    raise ClientFileError(f"cannot write {target}: {exc.strerror}; the file was not changed") from exc
                 return ChangeReport(changed=True, backup=backup)
         finally:
             lock.release()

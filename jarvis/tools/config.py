@@ -135,7 +135,10 @@ def set_jarvis(jarvis: Jarvis, key: str, value: str) -> str:
             raise InvalidInput(f"{key} must be a number (got {value!r}).") from exc
     table[key] = parsed  # type: ignore[index]
     mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    candidate = write_temp(target, tomlkit.dumps(document).encode(), mode=mode)
+    try:
+        candidate = write_temp(target, tomlkit.dumps(document).encode(), mode=mode)
+    except OSError as exc:
+        raise ConfigError(f"Cannot write {target}: {exc.strerror}. Point JARVIS_CONFIG at a writable file.") from exc
     try:
         load_settings(config_path=candidate)  # exactly as Jarvis will load it at its next start
     except ConfigError as exc:
@@ -163,7 +166,10 @@ def export(jarvis: Jarvis, store: McpmStore, path: str | None, include_secrets: 
     lines = [f"export: {counts}", f"warning: {document['warning']}"]
     if path:
         target = _path(jarvis, path)
-        write_atomic(target, json.dumps(document, indent=2, ensure_ascii=False).encode() + b"\n", mode=0o600)
+        try:
+            write_atomic(target, json.dumps(document, indent=2, ensure_ascii=False).encode() + b"\n", mode=0o600)
+        except OSError as exc:
+            raise InvalidInput(f"Cannot write {target}: {exc.strerror}; nothing was written.") from exc
         lines.append(f"written to {target} (mode 0600)")
     inline = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
     if len(inline) > INLINE_LIMIT:

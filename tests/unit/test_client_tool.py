@@ -331,3 +331,12 @@ def test_deleting_or_renaming_a_wired_profile_names_the_clients(home: Path, jarv
     deleted = profile.handle(jarvis, action="delete", name="essentials")
     assert deleted.endswith("still wired in cursor: jarvis_client edit remove_profile=essentials")
     assert "still wired" not in profile.handle(jarvis, action="delete", name="lan")
+
+
+def test_an_unwritable_client_file_is_a_clear_error(home: Path, jarvis) -> None:
+    blocker = home / "not-a-folder"
+    blocker.write_text("x")
+    client.handle(jarvis, action="config", client_name="trae", config_path=str(blocker / "mcp.json"))
+    with pytest.raises(ClientFileError, match=r"not-a-folder/mcp\.json"):
+        client.handle(jarvis, action="edit", client_name="trae", add_server="time")
+    assert blocker.read_text() == "x"

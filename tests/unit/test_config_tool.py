@@ -253,3 +253,9 @@ def test_migrate_refuses_a_broken_legacy_file(jarvis, mcpm: Path) -> None:
     with pytest.raises(StoreError, match=r"line 1, column 8.*nothing was migrated"):
         config.handle(jarvis, action="migrate")
     assert (mcpm / "profiles.json").read_text() == '{"a": [}'
+
+
+def test_unwritable_places_give_clear_errors(jarvis, tmp_path: Path) -> None:
+    target = tmp_path / "jarvis.toml" / "backup.json"  # under a regular file: unwritable even for root
+    with pytest.raises(InvalidInput, match=r"Cannot write .*backup\.json: .*nothing was written"):
+        config.handle(jarvis, action="export", path=str(target))
