@@ -128,6 +128,8 @@ def edit(
             changes[entry_key] = None
         else:
             notes.append(f"{entry_key} was not in the file")
+    if changes and not file.path.exists() and not spec.installed(file.path):
+        notes.append(f"{spec.name} does not look installed here; {_home_relative(file.path)} was created for it")
     report = file.change(changes) if changes else None
     done = [f"{'updated' if k in entries else 'added'} {k}" for k, v in changes.items() if v is not None]
     done += [f"removed {k}" for k, v in changes.items() if v is None]

@@ -172,8 +172,8 @@ def test_entry_formats_per_client(home: Path, jarvis) -> None:
 
 
 def test_claude_desktop_bridges_remote_servers(home: Path, jarvis) -> None:
-    (home / ".config/Claude").mkdir(parents=True)
-    client.handle(jarvis, action="edit", client_name="claude-desktop", add_server="web")
+    text = client.handle(jarvis, action="edit", client_name="claude-desktop", add_server="web")
+    assert "note: Claude Desktop does not look installed here; ~/.config/Claude/claude_desktop_config.json was" in text
     data = json.loads((home / ".config/Claude/claude_desktop_config.json").read_text())
     assert data == {"mcpServers": {"mcpm_web": {"command": "npx", "args": [
         "-y", "mcp-remote", "http://127.0.0.1:9/mcp", "--header", "Authorization: Bearer t"]}}}  # fmt: skip
