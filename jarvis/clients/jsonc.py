@@ -182,6 +182,8 @@ def edit_members(text: str, section: str, changes: dict[str, Any | None]) -> str
     """Set (value) or remove (None) members of the top-level object `section`, creating it when missing.
     Everything else in `text` keeps its bytes. The result is parsed again and must hold exactly the
     intended value, or JsoncError is raised and the caller writes nothing."""
+    if "\r\n" in text and text.count("\r\n") == text.count("\n"):  # a Windows file: edit as \n, give back \r\n
+        return edit_members(text.replace("\r\n", "\n"), section, changes).replace("\n", "\r\n")
     if not text.strip():
         text = "{}\n"
     document = parse(text)

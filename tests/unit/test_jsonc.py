@@ -120,3 +120,11 @@ def test_a_string_as_last_value_gets_its_comma_after_it() -> None:
         '{\n  "$schema": "https://opencode.ai/config.json",\n  "theme": "tokyonight",\n'
         '  "mcp": {\n    "a": {\n      "b": 1\n    }\n  }\n}\n'
     )
+
+
+def test_windows_line_endings_are_kept() -> None:
+    text = FILES["jsonc with comments and trailing commas"].replace("\n", "\r\n")
+    added = edit_members(text, "mcpServers", {"mcpm_time": ENTRY})
+    assert added.count("\n") == added.count("\r\n")
+    assert '    "mcpm_time": {\r\n      "command": "uvx",' in added
+    assert edit_members(added, "mcpServers", {"mcpm_time": None}) == text
