@@ -122,12 +122,12 @@ class McpmStore:
             try:
                 snapshot.servers[name] = ServerRecord.model_validate(value)
             except ValidationError as exc:
-                snapshot.unreadable[name] = (value, _first_error(exc))
+                snapshot.unreadable[name] = (value, first_error(exc))
         for name, value in self._parse(PROFILES, snapshot.raw[PROFILES]).items():
             try:
                 snapshot.profiles[name] = ProfileMeta.model_validate(value)
             except ValidationError as exc:
-                raise StoreError(f"{self.folder / PROFILES}: profile '{name}': {_first_error(exc)}") from exc
+                raise StoreError(f"{self.folder / PROFILES}: profile '{name}': {first_error(exc)}") from exc
         snapshot.config = self._parse(CONFIG, snapshot.raw[CONFIG])
         snapshot.clients = self._parse(CLIENTS, snapshot.raw[CLIENTS])
         return snapshot
@@ -176,7 +176,8 @@ class McpmStore:
         return value
 
 
-def _first_error(exc: ValidationError) -> str:
+def first_error(exc: ValidationError) -> str:
+    """The first problem pydantic found, with where it is (`args: Input should be a valid list`)."""
     error = exc.errors()[0]
     where = ".".join(str(part) for part in error["loc"])
     return f"{where}: {error['msg']}" if where else error["msg"]

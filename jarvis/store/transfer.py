@@ -15,19 +15,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from jarvis.clients.catalog import CLIENTS
 from jarvis.errors import InvalidInput
-from jarvis.store.mcpm_store import Snapshot
+from jarvis.store.mcpm_store import Snapshot, first_error
 from jarvis.store.models import ProfileMeta, ServerRecord
 from jarvis.store.secrets import looks_secret
 
 VERSION = "2"
 SCRUBBED = "[SCRUBBED]"
 SECTIONS = ("servers", "profiles", "clients", "config")
+M = TypeVar("M", bound=BaseModel)
 
 
 def export_document(snapshot: Snapshot, *, include_secrets: bool) -> dict[str, Any]:
@@ -99,20 +100,8 @@ def parse_document(text: str) -> ImportPlan:
     for name in SECTIONS:
         if name in document and not isinstance(document[name], dict):
             problems.append(f"{name} must be an object")
-    if "servers" in document and isinstance(document["servers"], dict):
-        plan.servers = {}
-        for name, raw in document["servers"].items():
-            try:
-                plan.servers[name] = ServerRecord.model_validate(raw)
-            except ValidationError as exc:
-                problems.append(f"servers.{name}: {_first(exc)}")
-    if "profiles" in document and isinstance(document["profiles"], dict):
-        plan.profiles = {}
-        for name, raw in document["profiles"].items():
-            try:
-                plan.profiles[name] = ProfileMeta.model_validate(raw)
-            except ValidationError as exc:
-                problems.append(f"profiles.{name}: {_first(exc)} (legacy profiles.json goes through migrate)")
+    plan.servers = _typed(document, "servers", ServerRecord, problems)
+    plan.profiles = _typed(document, "profiles", ProfileMeta, problems, " (legacy profiles.json goes through migrate)")
     if "clients" in document and isinstance(document["clients"], dict):
         plan.clients = document["clients"]
         for name, entry in plan.clients.items():
@@ -126,6 +115,21 @@ def parse_document(text: str) -> ImportPlan:
         more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
         raise InvalidInput("Nothing was imported: " + "; ".join(problems[:10]) + more)
     return plan
+
+
+def _typed(
+    document: dict[str, Any], section: str, model: type[M], problems: list[str], hint: str = ""
+) -> dict[str, M] | None:
+    """A section's entries as `model`, or None when the document has no such object; problems are collected."""
+    if not isinstance(document.get(section), dict):
+        return None
+    typed: dict[str, M] = {}
+    for name, raw in document[section].items():
+        try:
+            typed[name] = model.model_validate(raw)
+        except ValidationError as exc:
+            problems.append(f"{section}.{name}: {first_error(exc)}{hint}")
+    return typed
 
 
 def apply_import(snapshot: Snapshot, plan: ImportPlan) -> str:
@@ -187,9 +191,3 @@ def _diff(before: dict[str, Any], after: dict[str, Any]) -> str:
     parts = [f"{label} {', '.join(names)}" for label, names in (("added", added), ("changed", changed),
              ("removed", removed)) if names]  # fmt: skip
     return "; ".join(parts) or "unchanged"
-
-
-def _first(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else error["msg"]
