@@ -21,6 +21,14 @@ def pick(what: str, value: str | None, valid: Sequence[str], default: str | None
     return value
 
 
+def check_known(what: str, asked: list[str], known: list[str]) -> None:
+    """Every name in `asked` must be one of `known` (servers, profiles); the error lists up to 30 of them."""
+    unknown = [name for name in asked if name not in known]
+    if unknown:
+        listed = ", ".join(known[:30]) or "none"
+        raise InvalidInput(f"Unknown {what}(s) {', '.join(unknown)}. {what.title()}s: {listed}")
+
+
 def log_lines(value: int | None) -> tuple[int, str]:
     """`lines`: default 50, at least 1, capped at 500 (the cap is reported, not silent)."""
     if value is None:

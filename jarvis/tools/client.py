@@ -27,7 +27,7 @@ from jarvis.context import Jarvis
 from jarvis.errors import InvalidInput
 from jarvis.store.mcpm_store import McpmStore, Snapshot
 from jarvis.store.models import ServerRecord
-from jarvis.tools.args import pick
+from jarvis.tools.args import check_known, pick
 from jarvis.tools.profile import Names, names
 from jarvis.tools.server import NAME
 
@@ -95,8 +95,8 @@ def edit(
 ) -> str:
     if not (add_servers or remove_servers or add_profiles or remove_profiles):
         raise InvalidInput("Nothing to edit: give add_server, remove_server, add_profile or remove_profile.")
-    _check_known("server", add_servers, list(snapshot.servers))
-    _check_known("profile", add_profiles, snapshot.profile_names())
+    check_known("server", add_servers, list(snapshot.servers))
+    check_known("profile", add_profiles, snapshot.profile_names())
     clash = [s for s in add_servers if server_key(s).startswith(profile_key(""))]
     if clash:
         raise InvalidInput(
@@ -225,12 +225,6 @@ def _record(name: str, launch: Launch) -> ServerRecord:
 def _same(stored: ServerRecord, imported: ServerRecord) -> bool:
     fields = ("command", "args", "env", "url", "headers", "config")
     return all((getattr(stored, f) or None) == (getattr(imported, f) or None) for f in fields)
-
-
-def _check_known(what: str, asked: list[str], known: list[str]) -> None:
-    unknown = [name for name in asked if name not in known]
-    if unknown:
-        raise InvalidInput(f"Unknown {what}(s) {', '.join(unknown)}. {what.title()}s: {', '.join(known) or 'none'}")
 
 
 def _home_relative(path: Path) -> str:

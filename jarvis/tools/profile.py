@@ -10,7 +10,7 @@ from jarvis.context import Jarvis
 from jarvis.errors import InvalidInput, JarvisError
 from jarvis.store.mcpm_store import McpmStore, Snapshot
 from jarvis.store.models import ProfileMeta
-from jarvis.tools.args import pick, profile_service
+from jarvis.tools.args import check_known, pick, profile_service
 from jarvis.tools.server import valid_name
 from jarvis.workspace import detect
 
@@ -74,7 +74,7 @@ def list_profiles(snapshot: Snapshot) -> str:
 def create(snapshot: Snapshot, name: str, servers: list[str], description: str | None) -> str:
     if name in snapshot.profile_names():
         raise InvalidInput(f"Profile '{name}' already exists: edit it, or delete it first.")
-    _check_servers(snapshot, servers)
+    check_known("server", servers, list(snapshot.servers))
     snapshot.profiles[name] = ProfileMeta.new(name, description)
     for server in servers:
         snapshot.servers[server].profile_tags = [*snapshot.servers[server].profile_tags, name]
@@ -92,7 +92,7 @@ def edit(
     _existing(snapshot, name)
     if not (new_name or adding or removing or description is not None):
         raise InvalidInput("Nothing to edit: give new_name, add_servers, remove_servers or description.")
-    _check_servers(snapshot, adding + removing)
+    check_known("server", adding + removing, list(snapshot.servers))
     both = sorted(set(adding) & set(removing))
     if both:
         raise InvalidInput(f"Server(s) both added and removed: {', '.join(both)}.")
@@ -203,10 +203,3 @@ def restart(jarvis: Jarvis, profile: str | None) -> str:
 def _existing(snapshot: Snapshot, name: str) -> None:
     if name not in snapshot.profile_names():
         raise InvalidInput(f"Unknown profile '{name}'. Profiles: {', '.join(snapshot.profile_names()) or 'none'}")
-
-
-def _check_servers(snapshot: Snapshot, servers: list[str]) -> None:
-    unknown = [s for s in servers if s not in snapshot.servers]
-    if unknown:
-        known = ", ".join(list(snapshot.servers)[:30]) or "none"
-        raise InvalidInput(f"Unknown server(s) {', '.join(unknown)}. Servers: {known}")
