@@ -4,7 +4,7 @@ One file: temp file in the same folder, fsync, rename over the target, fsync the
 Several files that must change together (`write_all`): every temp is written and synced first, then a
 journal naming them is written atomically, then the renames; `recover` (run before the next read or write)
 finishes the renames a crash interrupted, so the files end up all new, or all old when the crash came
-before the journal existed.
+before the journal existed. `writers_lock` keeps two Jarvis processes from interleaving such writes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 JOURNAL = ".jarvis-journal.json"
 
@@ -28,6 +31,26 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o600) -> None:
             os.unlink(temp)
         raise
     fsync_dir(path.parent)
+
+
+def file_mode(path: Path, default: int) -> int:
+    """The permission bits `path` has (a rewrite keeps who may read it), `default` for a new file."""
+    return path.stat().st_mode & 0o777 if path.exists() else default
+
+
+@contextlib.contextmanager
+def writers_lock(path: Path, timeout: float, busy: Exception) -> Iterator[None]:
+    """Hold the cross-process lock file `path`; raise `busy` when another process keeps it past `timeout`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(path, timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout as exc:
+        raise busy from exc
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def write_all(folder: Path, files: dict[str, bytes], *, mode: int = 0o600) -> None:

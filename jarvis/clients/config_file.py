@@ -13,9 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
-from jarvis.atomic import write_atomic
+from jarvis.atomic import file_mode, write_atomic, writers_lock
 from jarvis.clients.catalog import ClientSpec
 from jarvis.clients.formats import Changes, ClientFileError, ClientFormat, format_for
 
@@ -59,13 +57,8 @@ class ClientFile:
             raise ClientFileError(f"{self.path}: {exc}") from exc
 
     def change(self, changes: Changes) -> ChangeReport:
-        self.mcpm_dir.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(self.mcpm_dir / LOCK, timeout=10)
-        try:
-            lock.acquire()
-        except Timeout as exc:
-            raise ClientFileError("another Jarvis process is editing client files; try again") from exc
-        try:
+        busy = ClientFileError("another Jarvis process is editing client files; try again")
+        with writers_lock(self.mcpm_dir / LOCK, 10, busy):
             for _attempt in range(CONFLICT_RETRIES):
                 before = self.text()
                 try:
@@ -78,14 +71,11 @@ class ClientFile:
                 if self.text() != before:
                     continue  # the client wrote meanwhile: redo on its version
                 target = self.path.resolve()
-                mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
                 try:
-                    write_atomic(target, after.encode("utf-8"), mode=mode)
+                    write_atomic(target, after.encode("utf-8"), mode=file_mode(target, 0o600))
                 except OSError as exc:
                     raise ClientFileError(f"cannot write {target}: {exc.strerror}; the file was not changed") from exc
                 return ChangeReport(changed=True, backup=backup)
-        finally:
-            lock.release()
         raise ClientFileError(f"{self.path} kept changing while Jarvis was editing it; nothing was written")
 
     def _backup(self, text: str) -> Path:

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from filelock import FileLock, Timeout
 from pydantic import ValidationError
 
-from jarvis.atomic import JOURNAL, recover, write_all
+from jarvis.atomic import JOURNAL, recover, write_all, writers_lock
 from jarvis.errors import JarvisError
 from jarvis.store.models import ProfileMeta, ServerRecord
 
@@ -99,21 +98,12 @@ class McpmStore:
             "nothing was written. Close other programs editing MCPM's files and try again."
         )
 
-    @contextlib.contextmanager
-    def _lock(self) -> Iterator[None]:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(self.folder / LOCK, timeout=self.lock_timeout)
-        try:
-            lock.acquire()
-        except Timeout as exc:
-            raise StoreError(
-                f"Another Jarvis process has held {self.folder / LOCK} for {self.lock_timeout:.0f}s; "
-                "nothing was written. Try again when it is done."
-            ) from exc
-        try:
-            yield
-        finally:
-            lock.release()
+    def _lock(self) -> contextlib.AbstractContextManager[None]:
+        busy = StoreError(
+            f"Another Jarvis process has held {self.folder / LOCK} for {self.lock_timeout:.0f}s; "
+            "nothing was written. Try again when it is done."
+        )
+        return writers_lock(self.folder / LOCK, self.lock_timeout, busy)
 
     def _load(self) -> Snapshot:
         snapshot = Snapshot(raw={name: self._read_bytes(name) for name in FILES})

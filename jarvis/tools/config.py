@@ -15,7 +15,7 @@ from typing import Any
 
 import tomlkit
 
-from jarvis.atomic import fsync_dir, write_atomic, write_temp
+from jarvis.atomic import file_mode, fsync_dir, write_atomic, write_temp
 from jarvis.context import Jarvis
 from jarvis.errors import ConfigError, InvalidInput
 from jarvis.settings import ENV_NAMES, load_settings, parse_value
@@ -134,9 +134,8 @@ def set_jarvis(jarvis: Jarvis, key: str, value: str) -> str:
         except ValueError as exc:
             raise InvalidInput(f"{key} must be a number (got {value!r}).") from exc
     table[key] = parsed  # type: ignore[index]
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
     try:
-        candidate = write_temp(target, tomlkit.dumps(document).encode(), mode=mode)
+        candidate = write_temp(target, tomlkit.dumps(document).encode(), mode=file_mode(target, 0o644))
     except OSError as exc:
         raise ConfigError(f"Cannot write {target}: {exc.strerror}. Point JARVIS_CONFIG at a writable file.") from exc
     try:
