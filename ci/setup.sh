@@ -22,6 +22,8 @@ if ! { [ -x /bin/busybox ] && { ldd /bin/busybox 2>&1 || true; } | grep -qE 'not
 fi
 command -v git >/dev/null || missing+=(git)  # jarvis_project diff
 command -v npm >/dev/null || missing+=(npm)  # the tests run a real `npm test` for jarvis_project's node suite
+command -v ssh >/dev/null || missing+=(openssh-client)  # jarvis_share's ssh tunnel
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)  # the share tests start their own sshd on 127.0.0.1 as the relay
 if [ ${#missing[@]} -gt 0 ]; then
   apt_install "${missing[@]}"
 fi
@@ -38,4 +40,16 @@ if [ ! -x .venv-mcpm/bin/mcpm ]; then
   "$python" -m venv .venv-mcpm
   .venv-mcpm/bin/python -m pip install -q --disable-pip-version-check "mcpm==2.15.0"
 fi
+# Third-party MCP clients, each in its own virtualenv (their `mcp` pins differ from ours and each other's): the
+# tests in tests/clients drive `jarvis serve` with them, one protocol era each. Installed once (mcp-cli is the
+# slow one: about 2 minutes and 600 MB); Jarvis never imports them.
+for client in fastmcp==4.1.2 mcp-use==1.7.1 mcp-cli==0.20.1; do
+  folder=.venv-clients/${client%%==*}
+  if [ ! -f "$folder/.installed" ]; then
+    rm -rf "$folder"
+    "$python" -m venv "$folder"
+    "$folder/bin/python" -m pip install -q --disable-pip-version-check "$client"
+    touch "$folder/.installed"
+  fi
+done
 .venv/bin/jarvis setup

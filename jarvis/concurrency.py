@@ -16,6 +16,11 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 WORKERS = 8
+# The Docker libraries are imported on first use, by whichever worker thread needs them first. Python's
+# per-module import locks do not keep two threads apart when a package imports itself in a cycle (docker-py:
+# `docker` <-> `docker.context`): the second thread gets a partially initialised module and an ImportError.
+# Every such first-use import holds this lock.
+LIBRARY_IMPORTS = threading.RLock()
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _local = threading.local()

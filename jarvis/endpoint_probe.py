@@ -8,10 +8,14 @@ read differently.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
 import anyio
 from mcp import Client
+from mcp.client._transport import TransportStreams
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from pydantic import BaseModel, ConfigDict
 
 
@@ -28,9 +32,20 @@ class EndpointReport(BaseModel):
     seconds: float = 0.0
 
 
-def probe(url: str, timeout: float) -> EndpointReport:
-    """Blocking: runs its own event loop, so handlers call it from their worker thread."""
-    return anyio.run(_probe, url, timeout)
+def probe(url: str, timeout: float, headers: dict[str, str] | None = None) -> EndpointReport:
+    """Blocking: runs its own event loop, so handlers call it from their worker thread. `headers` go with
+    every request (a share's `Authorization`)."""
+    return anyio.run(_probe, url, timeout, headers)
+
+
+@asynccontextmanager
+async def http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
+    """Streamable HTTP with `headers` on every request (the SDK takes headers only through an HTTP client)."""
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
 
 
 def probe_many(urls: Sequence[str], timeout: float) -> list[EndpointReport]:
@@ -50,14 +65,15 @@ async def _probe_all(urls: list[str], timeout: float) -> list[EndpointReport]:
     return [r for r in reports if r is not None]
 
 
-async def _probe(url: str, timeout: float) -> EndpointReport:
+async def _probe(url: str, timeout: float, headers: dict[str, str] | None = None) -> EndpointReport:
     started = time.monotonic()
     stage = "connect/initialize"
     server = protocol = None
     try:
         with anyio.fail_after(timeout):
             # mode="legacy": the initialize handshake, as every deployed MCP server speaks it today.
-            async with Client(url, mode="legacy", read_timeout_seconds=timeout) as client:
+            target = http_transport(url, headers) if headers else url
+            async with Client(target, mode="legacy", read_timeout_seconds=timeout) as client:
                 info = client.server_info
                 server = f"{info.name} {info.version}".strip() if info else "(unnamed)"
                 protocol = client.protocol_version
@@ -73,7 +89,7 @@ async def _probe(url: str, timeout: float) -> EndpointReport:
     except TimeoutError:
         return _failed(url, stage, f"no answer within {timeout:g}s", started, server, protocol)
     except Exception as exc:  # any transport or protocol failure is a finding, not a crash
-        return _failed(url, stage, _describe(exc), started, server, protocol)
+        return _failed(url, stage, describe_failure(exc), started, server, protocol)
     return EndpointReport(
         url=url,
         ok=True,
@@ -98,7 +114,7 @@ def _failed(
     )
 
 
-def _describe(exc: BaseException) -> str:
+def describe_failure(exc: BaseException) -> str:
     """The innermost cause, without task-group wrapping: 'ConnectError: All connection attempts failed'."""
     while True:
         if isinstance(exc, BaseExceptionGroup) and exc.exceptions:

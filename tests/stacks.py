@@ -97,3 +97,41 @@ def sweep_project(name: str) -> None:
                         client.images.remove(tag, force=True)
     finally:
         client.close()
+
+
+# A service whose healthcheck passes after a few seconds, one whose never does, one that exits, and one whose
+# build sleeps (a long operation to follow, cancel or send to the background).
+LONG_OPS_COMPOSE = """\
+x-base: &base
+  image: jarvis/busybox:1
+  pull_policy: never
+  init: true
+services:
+  ready-later:
+    <<: *base
+    command: ["sh", "-c", "echo 'ready-later: warming up' >&2; sleep 3; touch /tmp/ready; while :; do sleep 3600; done"]
+    healthcheck: {test: ["CMD", "test", "-f", "/tmp/ready"], interval: 1s, timeout: 1s, retries: 60}
+  never-ready:
+    <<: *base
+    command: ["sh", "-c", "echo 'never-ready: cannot reach the database' >&2; while :; do sleep 3600; done"]
+    healthcheck: {test: ["CMD", "false"], interval: 1s, timeout: 1s, retries: 1}
+  exits:
+    <<: *base
+    command: ["sh", "-c", "echo 'exits: done' >&2; exit 2"]
+    restart: "no"
+  slow-build:
+    build: ./slow
+    pull_policy: build
+    init: true
+"""
+
+
+def long_ops_stack(directory: Path, build_seconds: int = 12) -> tuple[Path, str]:
+    """The stack above in `directory`; returns it and the marker found in its build step's `sleep` command line."""
+    marker = f"{build_seconds}.{uuid.uuid4().int % 10**6:06d}"
+    (directory / "slow").mkdir(parents=True)
+    (directory / "compose.yaml").write_text(LONG_OPS_COMPOSE)
+    (directory / "slow" / "Dockerfile").write_text(
+        f'FROM jarvis/busybox:1\nRUN sleep {marker}\nCMD ["sh", "-c", "while :; do sleep 3600; done"]\n'
+    )
+    return directory, marker

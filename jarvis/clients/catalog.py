@@ -4,10 +4,13 @@ and how to tell whether it is installed (its CLI on PATH, or its config folder p
 
 from __future__ import annotations
 
-import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from jarvis.client_names import CLIENT_NAMES
+from jarvis.user_files import expand_home
 
 # How a client writes one server entry (see jarvis.clients.entries).
 Style = Literal[
@@ -31,11 +34,11 @@ class ClientSpec:
         return "toml" if suffix == ".toml" else "yaml" if suffix == ".yaml" else "json"
 
     def path(self, home: Path, override: str | None = None) -> Path:
-        return Path(override).expanduser() if override else home / self.default_path
+        return expand_home(Path(override), home) if override else home / self.default_path
 
-    def installed(self, path: Path) -> bool:
+    def installed(self, path: Path, which: Callable[[str], str | None]) -> bool:
         if self.binary:
-            return shutil.which(self.binary) is not None or path.exists()
+            return which(self.binary) is not None or path.exists()
         return path.parent.is_dir()
 
 
@@ -61,4 +64,6 @@ _TABLE = (
     ("qwen-cli",       "Qwen CLI",       ".qwen/settings.json",                      "mcpServers",  "gemini",         "qwen"),
 )
 # fmt: on
-CLIENTS: dict[str, ClientSpec] = {row[0]: ClientSpec(*row) for row in _TABLE}  # type: ignore[arg-type]
+CLIENTS: dict[str, ClientSpec] = {row[0]: ClientSpec(*row) for row in _TABLE}
+if tuple(CLIENTS) != CLIENT_NAMES:
+    raise ImportError("jarvis.client_names and the client table list different clients")

@@ -10,10 +10,10 @@ MCPM. A profile entry points at the profile's endpoint when Jarvis's stack serve
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from jarvis.clients.catalog import Style
@@ -36,8 +36,18 @@ class Launch:
     custom: dict[str, Any] | None = None
 
 
+# Jarvis's own files server (`jarvis files serve`: read, bash, grep with output pruning), wired under this name: the
+# switch that gives an agent those tools. It is not an MCPM server, so its entry carries no `mcpm_` prefix.
+FILES_SERVER = "jarvis-files"
+
+
 def server_key(name: str) -> str:
-    return f"{SERVER_PREFIX}{name}"
+    return FILES_SERVER if name == FILES_SERVER else f"{SERVER_PREFIX}{name}"
+
+
+def launch_of_files_server(python: str, root: Path) -> Launch:
+    """The files server run by the same Python that runs this Jarvis, on `root` (the workspace)."""
+    return Launch(command=python, args=["-m", "jarvis", "files", "serve"], env={"JARVIS_FILES_ROOT": str(root)})
 
 
 def profile_key(name: str) -> str:
@@ -46,6 +56,8 @@ def profile_key(name: str) -> str:
 
 def owner(key: str) -> tuple[Literal["server", "profile"], str] | None:
     """Whose entry `key` is: a Jarvis/MCPM server or profile, or None (the user's own)."""
+    if key == FILES_SERVER:
+        return "server", FILES_SERVER
     if key.startswith(PROFILE_PREFIX):
         return "profile", key.removeprefix(PROFILE_PREFIX)
     if key.startswith(SERVER_PREFIX):
@@ -53,11 +65,11 @@ def owner(key: str) -> tuple[Literal["server", "profile"], str] | None:
     return None
 
 
-def mcpm_on_path() -> bool:
-    return shutil.which("mcpm") is not None
+def mcpm_on_path(which: Callable[[str], str | None]) -> bool:
+    return which("mcpm") is not None
 
 
-def launch_of_server(record: ServerRecord, *, via_mcpm: bool) -> tuple[Launch, list[str]]:
+def launch_of_server(record: ServerRecord, *, via_mcpm: bool, environ: Mapping[str, str]) -> tuple[Launch, list[str]]:
     """`mcpm run <name>` (via_mcpm), or the server's own launch with `${VAR}` env references resolved from
     Jarvis's environment; the names of references that are not set come back so the answer can say so."""
     if via_mcpm:
@@ -70,8 +82,8 @@ def launch_of_server(record: ServerRecord, *, via_mcpm: bool) -> tuple[Launch, l
         if value == "":
             continue  # as MCPM: an empty value is not passed to the client
         reference = _ENV_REFERENCE.match(value)
-        if reference and reference.group(1) in os.environ:
-            value = os.environ[reference.group(1)]
+        if reference and reference.group(1) in environ:
+            value = environ[reference.group(1)]
         elif reference:
             missing.append(key)
         env[key] = value

@@ -14,7 +14,8 @@ import tomllib
 from typing import Any, Protocol
 
 import tomlkit
-from ruamel.yaml import YAML, YAMLError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
 
 from jarvis.clients.jsonc import JsoncError, edit_members, parse
 from jarvis.errors import JarvisError
@@ -30,6 +31,10 @@ class ClientFormat(Protocol):
     section: str
 
     def read(self, text: str) -> dict[str, Any]: ...
+
+    def holds_section(self, text: str) -> bool:
+        """Whether the file (which `read` accepts) has the servers' section at all, even empty."""
+        ...
 
     def write(self, text: str, changes: Changes) -> str: ...
 
@@ -62,6 +67,9 @@ class JsonFormat:
             raise ClientFileError(f'"{self.section}" must be an object')
         return section
 
+    def holds_section(self, text: str) -> bool:
+        return bool(text.strip()) and parse(text).root.member(self.section) is not None
+
     def write(self, text: str, changes: Changes) -> str:
         try:
             return edit_members(text, self.section, changes)
@@ -81,6 +89,9 @@ class TomlFormat:
         if not isinstance(section, dict):
             raise ClientFileError(f"[{self.section}] must be a table")
         return section
+
+    def holds_section(self, text: str) -> bool:
+        return self.section in tomllib.loads(text)
 
     def write(self, text: str, changes: Changes) -> str:
         entries = self.read(text)
@@ -148,6 +159,9 @@ class YamlFormat:
         if not isinstance(section, dict):
             raise ClientFileError(f"{self.section} must be a mapping")
         return {str(key): _plain(value) for key, value in section.items()}
+
+    def holds_section(self, text: str) -> bool:
+        return self.section in (self._load(text) or {})
 
     def write(self, text: str, changes: Changes) -> str:
         entries = self.read(text)

@@ -87,10 +87,10 @@ class _Parser:
         if char == '"':
             parsed = self.string()  # advances self.pos: read it before building the node
             return Node(start, self.pos, parsed)
-        for literal, parsed in _LITERALS.items():
+        for literal, constant in _LITERALS.items():
             if self.text.startswith(literal, start):
                 self.pos += len(literal)
-                return Node(start, self.pos, parsed)
+                return Node(start, self.pos, constant)
         match = _NUMBER.match(self.text, start)
         if not match:
             raise self.fail(f"unexpected character {char!r}")
@@ -110,7 +110,8 @@ class _Parser:
             if backslashes % 2 == 0:
                 break
         try:
-            return json.loads(self.text[start : self.pos])
+            text: str = json.loads(self.text[start : self.pos])
+            return text
         except json.JSONDecodeError as exc:
             self.pos = start
             raise self.fail(f"invalid string: {exc.msg}") from exc
@@ -228,7 +229,7 @@ def _set(text: str, section: str, key: str, value: Any, unit: str) -> str:
     member = node.member(key)
     if member is None:
         return _insert(text, node, key, {key: value}, unit, single=True)
-    indent = _line_indent(text, member.key_start)
+    indent = _line_indent(text, member.key_start) or ""  # a key sharing its line: continue without indent
     rendered = _render(value, indent, unit)
     return text[: member.value.start] + rendered + text[member.value.end :]
 

@@ -10,7 +10,9 @@ from jarvis.clients.catalog import CLIENTS
 from jarvis.clients.config_file import ClientFile
 from jarvis.clients.entries import owner
 from jarvis.clients.formats import ClientFileError
-from jarvis.store.mcpm_store import Snapshot
+from jarvis.errors import JarvisError
+from jarvis.host import Host
+from jarvis.store.mcpm_store import McpmStore, Snapshot
 
 
 def path_override(snapshot: Snapshot, key: str) -> str | None:
@@ -20,14 +22,14 @@ def path_override(snapshot: Snapshot, key: str) -> str | None:
     return path if isinstance(path, str) and path else None
 
 
-def client_file(snapshot: Snapshot, key: str, mcpm_dir: Path) -> ClientFile:
+def client_file(snapshot: Snapshot, key: str, mcpm_dir: Path, home: Path) -> ClientFile:
     spec = CLIENTS[key]
-    return ClientFile(spec, spec.path(Path.home(), path_override(snapshot, key)), mcpm_dir)
+    return ClientFile(spec, spec.path(home, path_override(snapshot, key)), mcpm_dir)
 
 
-def installed(snapshot: Snapshot, mcpm_dir: Path) -> list[ClientFile]:
-    files = [client_file(snapshot, key, mcpm_dir) for key in CLIENTS]
-    return [f for f in files if f.spec.installed(f.path) or path_override(snapshot, f.spec.key)]
+def installed(snapshot: Snapshot, mcpm_dir: Path, host: Host) -> list[ClientFile]:
+    files = [client_file(snapshot, key, mcpm_dir, host.home) for key in CLIENTS]
+    return [f for f in files if f.spec.installed(f.path, host.which) or path_override(snapshot, f.spec.key)]
 
 
 @dataclass
@@ -48,10 +50,10 @@ class Wiring:
         return wiring
 
 
-def wiring_by_client(snapshot: Snapshot, mcpm_dir: Path) -> dict[str, Wiring | str]:
+def wiring_by_client(snapshot: Snapshot, mcpm_dir: Path, host: Host) -> dict[str, Wiring | str]:
     """Each installed client's wiring, or why its file cannot be read."""
     result: dict[str, Wiring | str] = {}
-    for file in installed(snapshot, mcpm_dir):
+    for file in installed(snapshot, mcpm_dir, host):
         try:
             result[file.spec.key] = Wiring.of(file.entries())
         except ClientFileError as exc:
@@ -59,12 +61,22 @@ def wiring_by_client(snapshot: Snapshot, mcpm_dir: Path) -> dict[str, Wiring | s
     return result
 
 
-def still_wired_note(snapshot: Snapshot, mcpm_dir: Path, kind: str, name: str) -> str:
-    """A line naming the clients whose files still hold the entry of a server or profile that just went away."""
+def still_wired_note(store: McpmStore, kind: str, name: str, host: Host) -> str:
+    """A line naming the clients whose files still hold the entry of a server or profile that just went away.
+    It follows a change already made, so it never fails the call: what it cannot check, it says."""
     clients = []
-    for key, wiring in wiring_by_client(snapshot, mcpm_dir).items():
-        if isinstance(wiring, Wiring) and name in (wiring.servers if kind == "server" else wiring.profiles):
-            clients.append(key)
-    if not clients:
-        return ""
-    return f"\nstill wired in {', '.join(clients)}: jarvis_client edit remove_{kind}={name}"
+    unreadable = []
+    try:
+        for key, wiring in wiring_by_client(store.read(), store.folder, host).items():
+            if not isinstance(wiring, Wiring):
+                unreadable.append(key)
+            elif name in (wiring.servers if kind == "server" else wiring.profiles):
+                clients.append(key)
+    except (JarvisError, OSError, ValueError) as exc:
+        reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        return f"\nnote: could not check the clients' files for {kind} {name} ({reason}); jarvis_client list shows them"
+    note = f"\nstill wired in {', '.join(clients)}: jarvis_client edit remove_{kind}s={name}" if clients else ""
+    if unreadable:
+        note += (f"\nnote: could not check the clients' files for {kind} {name} in {', '.join(unreadable)} "
+                 "(unreadable); jarvis_client list shows why")  # fmt: skip
+    return note

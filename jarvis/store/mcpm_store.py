@@ -4,8 +4,11 @@ Safer than MCPM on purpose:
 - a file that does not parse is an error naming its line and column, never read as `{}` and written over;
 - a record Jarvis cannot type (a broken server entry) is kept byte-for-byte instead of dropped;
 - writers hold `.jarvis.lock`, so two Jarvis processes never interleave; a file changed by another program
-  (an editor, mcpm itself) between Jarvis's read and its write is detected and the change is redone on the
-  new content;
+  (an editor, mcpm itself) between Jarvis's read and its rename is detected and the change is redone on the
+  new content (the check runs after the temps are written and synced, right before the rename);
+- mcpm writes in place (truncate, then write), so for a moment a file can be empty or cut short: such a file is
+  re-read until it settles, and a change is refused, naming the file, if it stays empty — an empty file is
+  never taken for an empty store and written over;
 - several files changed by one operation are replaced together (`jarvis.atomic.write_all`), mode 0600
   (servers.json holds env values and headers, profiles_metadata.json API keys).
 Files are written as MCPM writes them: `json.dump(data, f, indent=2)`, no trailing newline.
@@ -22,7 +25,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from jarvis.atomic import JOURNAL, recover, write_all, writers_lock
+from jarvis.atomic import JOURNAL, read_settled, recover, write_all, writers_lock
 from jarvis.errors import JarvisError
 from jarvis.store.models import ProfileMeta, ServerRecord
 
@@ -33,7 +36,10 @@ CONFIG = "config.json"
 CLIENTS = "clients.json"
 FILES = (SERVERS, PROFILES, CONFIG, CLIENTS)
 LOCK = ".jarvis.lock"
-CONFLICT_RETRIES = 3
+CONFLICT_RETRIES = 5
+# How long a file caught empty or cut short (another program writing it in place) is re-read before Jarvis gives
+# up; mcpm's own writes take milliseconds, a slow disk or a paused writer longer.
+SETTLE_SECONDS = 2.0
 
 T = TypeVar("T")
 
@@ -80,18 +86,17 @@ class McpmStore:
 
     def update(self, change: Callable[[Snapshot], T]) -> T:
         """Run `change` on a fresh snapshot and write what it changed. `change` may raise to abort (nothing is
-        written) and may run again if another program changed the files meanwhile, so it must only edit the
-        snapshot it is given."""
+        written) and runs again if another program changed the files meanwhile, so it must be pure over the
+        snapshot it is given: edit only that snapshot, and never mutate what it closes over."""
         with self._lock():
             recover(self.folder, FILES)
             for _attempt in range(CONFLICT_RETRIES):
-                snapshot = self._load()
+                snapshot = self._load(writing=True)
                 result = change(snapshot)
                 files = self._changed_files(snapshot)
                 if not files:
                     return result
-                if all(self._read_bytes(name) == snapshot.raw[name] for name in files):
-                    write_all(self.folder, files)
+                if write_all(self.folder, files, expected=snapshot.raw):
                     return result
         raise StoreError(
             f"{self.folder} kept changing while Jarvis was writing ({CONFLICT_RETRIES} tries); "
@@ -105,8 +110,8 @@ class McpmStore:
         )
         return writers_lock(self.folder / LOCK, self.lock_timeout, busy)
 
-    def _load(self) -> Snapshot:
-        snapshot = Snapshot(raw={name: self._read_bytes(name) for name in FILES})
+    def _load(self, *, writing: bool = False) -> Snapshot:
+        snapshot = Snapshot(raw={name: self._settled_bytes(name, writing=writing) for name in FILES})
         servers = self._parse(SERVERS, snapshot.raw[SERVERS])
         for name, value in servers.items():
             try:
@@ -141,6 +146,21 @@ class McpmStore:
             if after[name] != before[name] or (snapshot.raw[name] is None and after[name])
         }
 
+    def _settled_bytes(self, name: str, *, writing: bool) -> bytes | None:
+        """The file's bytes once they parse (see the module docstring); a file still empty after SETTLE_SECONDS is
+        refused when a change is about to be written, read as an empty store otherwise."""
+        try:
+            data = read_settled(self.folder / name, _parses, SETTLE_SECONDS)
+        except OSError as exc:
+            raise StoreError(f"Cannot read {self.folder / name}: {exc.strerror}") from exc
+        if data is not None and not data.strip() and writing:
+            raise StoreError(
+                f"{self.folder / name} is empty ({len(data)} bytes) and stayed so for {SETTLE_SECONDS:g}s: another "
+                "program may be writing it, or it was emptied. Nothing was written. Try again in a moment; if it "
+                "stays empty, restore it from a backup, or write {} into it to start an empty store."
+            )
+        return data
+
     def _read_bytes(self, name: str) -> bytes | None:
         try:
             return (self.folder / name).read_bytes()
@@ -164,6 +184,14 @@ class McpmStore:
         if not isinstance(value, dict):
             raise StoreError(f"{self.folder / name} must hold a JSON object, not {type(value).__name__}.")
         return value
+
+
+def _parses(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError; empty input included
+        return False
+    return True
 
 
 def first_error(exc: ValidationError) -> str:

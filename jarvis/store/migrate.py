@@ -80,7 +80,7 @@ def _migrate(snapshot: Snapshot, legacy: dict[str, Any] | None) -> list[str]:
             report.append("profiles.json was empty")
     typed = [name for name, server in snapshot.servers.items() if "type" in (server.model_extra or {})]
     for name in typed:
-        del snapshot.servers[name].model_extra["type"]  # type: ignore[index]
+        (snapshot.servers[name].model_extra or {}).pop("type")
     if typed:
         report.append(f"dropped the Node MCPM's type field from {', '.join(typed)} (2.x derives it)")
     report += _clients(snapshot)
@@ -111,7 +111,7 @@ def _profiles(snapshot: Snapshot, legacy: dict[str, Any]) -> list[str]:
                     report.append(f"{profile}: added server {name}")
                 _tag(snapshot, name, profile)
                 names.append(name)
-            description = "Migrated from MCPM v1"
+            description: str | None = "Migrated from MCPM v1"
         elif isinstance(value, dict):  # Node MCPM: server names
             names = [n for n in value.get("servers") or [] if isinstance(n, str)]
             missing = [n for n in names if n not in snapshot.servers]

@@ -14,18 +14,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import requests
-
+from jarvis.answer import Answer
 from jarvis.atomic import write_atomic
-from jarvis.errors import InvalidInput, JarvisError
+from jarvis.errors import InvalidInput, JarvisError, quoted
+from jarvis.pagination import page
 from jarvis.settings import Settings
 from jarvis.store.mcpm_store import McpmStore, Snapshot
 from jarvis.store.models import ServerRecord
+from jarvis.store.secrets import masked_record
 
 CACHE = "servers_cache.json"
 CACHE_TTL = 3600.0  # MCPM's: an hour
 MAX_BYTES = 64 * 1024 * 1024
-SEARCH_LIMIT = 20
+SEARCH_PAGE = 20
 PLACEHOLDER = re.compile(r"^\$\{[^}]+\}$|^<.*>$|YOUR_|your[-_ ]", re.I)
 
 
@@ -57,21 +58,23 @@ def load_index(settings: Settings) -> tuple[dict[str, Any], str]:
     return servers, f"registry {source}"
 
 
-def search(settings: Settings, query: str | None) -> str:
+def search(settings: Settings, query: str | None, limit: int | None = None, offset: int | None = None) -> str:
     if not query or not query.strip():
         raise InvalidInput("query is required for search, e.g. query='github' or query='web search'.")
     servers, source = load_index(settings)
     words = query.lower().split()
     hits = [(name, entry) for name, entry in servers.items() if all(w in _haystack(name, entry) for w in words)]
-    lines = [f"# search '{query}': {len(hits)} found ({source})"]
-    for name, entry in hits[:SEARCH_LIMIT]:
-        description = str(entry.get("description") or "").splitlines()[0:1]
-        lines.append(f"{name} — {(description[0] if description else '')[:120]}")
-    if len(hits) > SEARCH_LIMIT:
-        lines.append(f"… {len(hits) - SEARCH_LIMIT} more; narrow the query")
+    shown = page(hits, limit, offset, default=SEARCH_PAGE, tool="jarvis_server",
+                 arguments={"action": "search", "query": query})  # fmt: skip
+    lines = [f"# search {quoted(query)}: {len(hits)} found ({source})"]
+    rows: list[dict[str, str]] = []
+    for name, entry in shown.items:
+        description = (str(entry.get("description") or "").splitlines()[0:1] or [""])[0][:120]
+        lines.append(f"{name} — {description}")
+        rows.append({"name": name, "description": description})
     if not hits:
         lines.append("no server matches every word; try fewer words")
-    return "\n".join(lines)
+    return Answer("\n".join(lines) + shown.footer, {"query": query, "source": source, "servers": shown.data(rows)})
 
 
 def install(settings: Settings, store: McpmStore, name: str, env: dict[str, str]) -> str:
@@ -89,10 +92,11 @@ def install(settings: Settings, store: McpmStore, name: str, env: dict[str, str]
 
     store.update(add)
     lines = [f"installed {name} ({record.transport}) from {source}"]
+    shown = masked_record(record.dump())
     if record.transport == "stdio":
-        lines.append(f"command: {record.command} {' '.join(record.args or [])}")
+        lines.append(f"command: {shown['command']} {' '.join(shown.get('args') or [])}")
     else:
-        lines.append(f"url: {record.url}")
+        lines.append(f"url: {shown['url']}")
     if missing:
         lines.append("STILL REQUIRED (written as ${NAME} references, resolved from the environment when run):")
         lines += [f"- {key}: {why}" for key, why in missing.items()]
@@ -130,6 +134,8 @@ def record_from_entry(name: str, entry: dict[str, Any], env: dict[str, str]) -> 
 
 
 def _fetch(url: str, timeout: float) -> dict[str, Any]:
+    import requests  # on first fetch: `jarvis serve` starts without its ~40 ms import
+
     deadline = time.monotonic() + timeout
     try:
         with requests.get(url, timeout=timeout, stream=True) as response:

@@ -1,2 +1,2 @@
-"""One module per MCP tool: plain functions taking the resolved `Jarvis` context and typed arguments,
-returning the text the agent reads. `jarvis.server` only declares the tools and routes `action`."""
+"""One module per MCP tool, named like the tool: one plain function whose signature is the tool's schema, taking
+the `ToolContext` and returning the text the agent reads. `jarvis.mcp_server` serves them."""

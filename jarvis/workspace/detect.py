@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML, YAMLError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
 
 SKIPPED_DIRS = frozenset(
     {"node_modules", "vendor", "dist", "build", "target", "venv", "__pycache__", "site-packages", "coverage"}

@@ -6,12 +6,12 @@ read by Jarvis itself. The working diff (default) or the staged one; the other s
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from jarvis.errors import ProjectError
+from jarvis.host import Host
 
 PATCH_BUDGET = 12_000  # characters of patch in one answer
 STATUS_LINES = 60
@@ -26,15 +26,16 @@ class FileChange:
     deleted: str
 
 
-def review(path: Path, *, staged: bool) -> str:
-    top = _git(path, "rev-parse", "--show-toplevel").strip()
-    status = _git(path, "status", "--porcelain=v1", "--branch", "--untracked-files=all").splitlines()
+def review(path: Path, *, staged: bool, host: Host) -> str:
+    """git runs as on `host`: its PATH finds git, its HOME holds the user's git configuration."""
+    top = _git(host, path, "rev-parse", "--show-toplevel").strip()
+    status = _git(host, path, "status", "--porcelain=v1", "--branch", "--untracked-files=all").splitlines()
     branch = status[0].removeprefix("## ") if status and status[0].startswith("## ") else "?"
     entries = [line for line in status if not line.startswith("## ")]
     cached = ["--cached"] if staged else []
-    changes = _numstat(_git(path, "diff", *cached, "--numstat", "-M"))
-    other = _numstat(_git(path, "diff", *([] if staged else ["--cached"]), "--numstat", "-M"))
-    patch = _git(path, "diff", *cached, "--no-color", "--no-ext-diff", "-M")
+    changes = _numstat(_git(host, path, "diff", *cached, "--numstat", "-M"))
+    other = _numstat(_git(host, path, "diff", *([] if staged else ["--cached"]), "--numstat", "-M"))
+    patch = _git(host, path, "diff", *cached, "--no-color", "--no-ext-diff", "-M")
     side = "staged (index vs HEAD)" if staged else "working tree vs index"
     lines = [f"# diff {side}: {top}", f"branch: {branch}"]
     if not entries:
@@ -124,7 +125,7 @@ def _numstat(output: str) -> list[FileChange]:
     return changes
 
 
-def _git(path: Path, *args: str) -> str:
+def _git(host: Host, path: Path, *args: str) -> str:
     if not path.is_dir():
         raise ProjectError(f"{path} is not a directory.")
     try:
@@ -136,7 +137,7 @@ def _git(path: Path, *args: str) -> str:
             errors="replace",
             timeout=GIT_TIMEOUT,
             stdin=subprocess.DEVNULL,
-            env=_git_env(),
+            env=host.child_environ(GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", LC_ALL="C"),
         )
     except FileNotFoundError as exc:
         raise ProjectError("git is not installed (no `git` on PATH).") from exc
@@ -148,7 +149,3 @@ def _git(path: Path, *args: str) -> str:
             raise ProjectError(f"{path} is not inside a git repository. Pass `path` of a repository, or `git init`.")
         raise ProjectError(f"git {args[0]} failed in {path}: {message}")
     return done.stdout
-
-
-def _git_env() -> dict[str, str]:
-    return {**os.environ, "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}

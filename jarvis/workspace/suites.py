@@ -1,6 +1,6 @@
-"""The test suites `jarvis_project test` knows: the seed's defaults, jarvis.toml's overrides, auto-detection.
+"""The test suites `jarvis_project test` knows: the defaults, jarvis.toml's overrides, auto-detection.
 
-Seed defaults: `go` = `go test -v ./...` in `Jarvis/` (5 min), `node` = `npm test` in `MCPM/` (5 min),
+Defaults: `go` = `go test -v ./...` in `Jarvis/` (5 min), `node` = `npm test` in `MCPM/` (5 min),
 `integration` = `./scripts/tests/run-bats.sh` at the root (10 min), `all` = each in turn (20 min in total).
 Jarvis adds `python` (pytest, 10 min). A default suite runs in the first of its folders that holds its marker
 file, so a plain Go or Node project works too; `[test_suites.NAME]` in jarvis.toml replaces any field.
@@ -8,12 +8,15 @@ file, so a plain Go or Node project works too; `[test_suites.NAME]` in jarvis.to
 
 from __future__ import annotations
 
-import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Literal
 
-from jarvis.errors import InvalidInput
+from pydantic import BeforeValidator
+
+from jarvis.errors import InvalidInput, quoted
 from jarvis.settings import SuiteSettings
 
 COMPOSITE = "all"
@@ -35,8 +38,13 @@ DEFAULTS = {
     "python": DefaultSuite(("pytest", "-rfE"), (".",), PYTHON_MARKERS, 600),
 }
 ALL_TIMEOUT = 1200.0
-# project_type (the original's parameter) -> suite
-PROJECT_TYPES = {"python": "python", "go": "go", "node": "node", "typescript": "node", "javascript": "node"}
+# `project_type`: the language whose suite runs (or whose devops files are written) instead of the detected
+# ones; `javascript` and `typescript` are read as `node`, whose tooling serves both.
+NODE_ALIASES = ("javascript", "typescript")
+ProjectType = Annotated[
+    Literal["python", "go", "node"], BeforeValidator(lambda value: "node" if value in NODE_ALIASES else value)
+]
+PROJECT_TYPES: dict[ProjectType, str] = {"python": "python", "go": "go", "node": "node"}
 
 
 @dataclass(frozen=True)
@@ -60,7 +68,10 @@ def suite_names(configured: dict[str, SuiteSettings]) -> list[str]:
     return [*DEFAULTS, *(n for n in configured if n not in DEFAULTS and n != COMPOSITE), COMPOSITE]
 
 
-def plan(root: Path, name: str | None, configured: dict[str, SuiteSettings]) -> Plan:
+Which = Callable[[str], str | None]  # a PATH look-up (`shutil.which`, or the host's)
+
+
+def plan(root: Path, name: str | None, configured: dict[str, SuiteSettings], which: Which) -> Plan:
     """Resolve `suite` (None = auto-detect) into the suites to run. Unknown names are a tool error."""
     valid = suite_names(configured)
     if name is not None and name not in valid:
@@ -73,7 +84,7 @@ def plan(root: Path, name: str | None, configured: dict[str, SuiteSettings]) -> 
         for member in members:
             if member not in valid or member == COMPOSITE:
                 raise InvalidInput(f"test_suites.all lists unknown suite '{member}'. Suites: {', '.join(valid)}")
-            suite, why = _resolve(root, member, configured.get(member))
+            suite, why = _resolve(root, member, configured.get(member), which)
             if suite:
                 suites.append(suite)
             else:
@@ -85,19 +96,19 @@ def plan(root: Path, name: str | None, configured: dict[str, SuiteSettings]) -> 
             )
         # Auto-detection names only what it found; an explicit `all` also says what it could not run.
         return Plan(suites, budget, missing if name == COMPOSITE else [])
-    suite, why = _resolve(root, name, configured.get(name))
+    suite, why = _resolve(root, name, configured.get(name), which)
     if suite is None:
-        raise InvalidInput(f"Suite '{name}' cannot run in {root}: {why}.")
+        raise InvalidInput(f"Suite {quoted(name)} cannot run in {root}: {why}.")
     return Plan([suite], suite.timeout, [])
 
 
-def detected(root: Path, configured: dict[str, SuiteSettings]) -> list[str]:
+def detected(root: Path, configured: dict[str, SuiteSettings], which: Which) -> list[str]:
     """Suites that can run here, the ones `test` without a suite runs."""
     names = [n for n in suite_names(configured) if n != COMPOSITE]
-    return [n for n in names if _resolve(root, n, configured.get(n))[0] is not None]
+    return [n for n in names if _resolve(root, n, configured.get(n), which)[0] is not None]
 
 
-def _resolve(root: Path, name: str, override: SuiteSettings | None) -> tuple[Suite | None, str]:
+def _resolve(root: Path, name: str, override: SuiteSettings | None, which: Which) -> tuple[Suite | None, str]:
     override = override or SuiteSettings()
     default = DEFAULTS.get(name)
     if override.cwd is not None:
@@ -115,20 +126,20 @@ def _resolve(root: Path, name: str, override: SuiteSettings | None) -> tuple[Sui
     if override.command:
         command = tuple(override.command)
     elif default is not None:
-        command = python_command(cwd) if name == "python" else default.command
+        command = python_command(cwd, which) if name == "python" else default.command
     else:
         return None, f"jarvis.toml test_suites.{name} has no command"
     timeout = override.timeout or (default.timeout if default else 600.0)
     return Suite(name, command, cwd, timeout), ""
 
 
-def python_command(cwd: Path) -> tuple[str, ...]:
+def python_command(cwd: Path, which: Which) -> tuple[str, ...]:
     """The project's own interpreter when it has a virtualenv, else `pytest` on PATH, else Jarvis's Python."""
     for venv in (".venv", "venv"):
         python = cwd / venv / "bin" / "python"
         if python.is_file():
             return (str(python), "-m", "pytest", "-rfE")
-    if shutil.which("pytest"):
+    if which("pytest"):
         return ("pytest", "-rfE")
     return (sys.executable, "-m", "pytest", "-rfE")
 
@@ -138,7 +149,7 @@ def with_options(suite: Suite, *, package: str | None, verbose: bool) -> Suite:
     command = list(suite.command)
     if package:
         if package.startswith("-"):
-            raise InvalidInput(f"Invalid package '{package}': a path or package name, not an option.")
+            raise InvalidInput(f"Invalid package {quoted(package)}: a path or package name, not an option.")
         if command[-1] == "./..." and command[:2] == ["go", "test"]:
             command[-1] = package
         elif command[:2] == ["npm", "test"]:

@@ -34,11 +34,15 @@ def connect(stack: Stack, **env: str) -> Client:
     return Client(server_params(stack.directory, stack.name, **env))
 
 
-def plain_client(*args: str, **env: str) -> Client:
-    """A stdio server on the bundled default stack (never started): for tools that need no Docker.
+def plain_client_params(*args: str, **env: str) -> StdioServerParameters:
+    """`jarvis serve` on the bundled default stack (never started): for tools that need no Docker.
     `args` go before `serve` (e.g. `--config PATH`)."""
     environ = {**os.environ, "JARVIS_PROJECT_DIR": str(default_stack_dir()), **env}
-    return Client(StdioServerParameters(command=sys.executable, args=["-m", "jarvis", *args, "serve"], env=environ))
+    return StdioServerParameters(command=sys.executable, args=["-m", "jarvis", *args, "serve"], env=environ)
+
+
+def plain_client(*args: str, **env: str) -> Client:
+    return Client(plain_client_params(*args, **env))
 
 
 async def call(client: Client, tool: str, **arguments: object) -> tuple[str, bool]:

@@ -26,17 +26,18 @@ async def test_clients_over_stdio(tmp_path: Path) -> None:
                                "args": ["mcp-server-time"]}, "created time"),
             ("jarvis_profile", {"action": "create", "name": "essentials", "add_servers": ["time"]}, "created"),
             ("jarvis_client", {"action": "list"}, "~/.cursor/mcp.json  servers: -; profiles: -; own entries: 1"),
-            ("jarvis_client", {"action": "edit", "client_name": "cursor", "add_server": ["time"],
-                               "add_profile": "essentials"}, "added mcpm_time; added mcpm_profile_essentials"),
+            ("jarvis_client", {"action": "edit", "client_name": "cursor", "add_servers": ["time"],
+                               "add_profiles": "essentials"}, "added mcpm_time; added mcpm_profile_essentials"),
             ("jarvis_client", {"action": "list"}, "servers: time; profiles: essentials; own entries: 1"),
             ("jarvis_client", {"action": "config", "client_name": "cursor"}, "mcpm_time  stdio  server"),
             ("jarvis_client", {"action": "import", "client_name": "cursor"}, "took: github (stdio)"),
             ("jarvis_server", {"action": "usage"}, "clients: cursor (servers time; profiles essentials)"),
-            ("jarvis_client", {"action": "edit", "client_name": "cursor", "remove_server": "time",
-                               "remove_profile": ["essentials"]}, "removed mcpm_time; removed mcpm_profile_essentials"),
+            ("jarvis_client", {"action": "edit", "client_name": "cursor", "remove_servers": "time",
+                               "remove_profiles": ["essentials"]},
+             "removed mcpm_time; removed mcpm_profile_essentials"),
             ("jarvis_client", {"action": "config", "client_name": "codex-cli",
                                "config_path": str(tmp_path / "codex.toml")}, "config path set to"),
-            ("jarvis_client", {"action": "edit", "client_name": "codex-cli", "add_server": "github"}, "added mcpm_"),
+            ("jarvis_client", {"action": "edit", "client_name": "codex-cli", "add_servers": "github"}, "added mcpm_"),
         ]  # fmt: skip
         for tool, arguments, expected in steps:
             text, error = await call(client, tool, **arguments)
@@ -47,7 +48,7 @@ async def test_clients_over_stdio(tmp_path: Path) -> None:
         errors = [
             ({"action": "edit"}, "client_name is required. Valid client_names: claude-code, claude-desktop"),
             ({"action": "edit", "client_name": "vim"}, "Invalid client_name 'vim'. Valid client_names: claude-code"),
-            ({"action": "edit", "client_name": "cursor", "add_server": "ghost"}, "Unknown server(s) ghost."),
+            ({"action": "edit", "client_name": "cursor", "add_servers": "ghost"}, "Unknown server(s) ghost."),
             ({"action": "edit", "client_name": "cursor"}, "Nothing to edit"),
             ({"action": "config", "client_name": "cursor", "config_path": "rel.json"}, "must be absolute"),
             ({"action": "zap"}, "Invalid action 'zap'. Valid actions: list, edit, import, config"),
@@ -57,7 +58,7 @@ async def test_clients_over_stdio(tmp_path: Path) -> None:
             assert error, (arguments, text)
             assert expected in text, (arguments, text)
         (tmp_path / ".cursor/mcp.json").write_text('{"mcpServers": {"a": 1,,}}')
-        text, error = await call(client, "jarvis_client", action="edit", client_name="cursor", add_server="time")
+        text, error = await call(client, "jarvis_client", action="edit", client_name="cursor", add_servers="time")
         assert error
         assert "mcp.json: not valid JSON: expected a quoted key or '}' (line 1, column 24)" in text
         text, error = await call(client, "jarvis_client", action="list")  # the server keeps serving

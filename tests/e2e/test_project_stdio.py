@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
+import anyio
 from mcp import Client
 
 from tests.e2e.conftest import call, plain_client
@@ -40,7 +42,7 @@ async def test_analyze_diff_and_devops_over_stdio(tmp_path: Path) -> None:
             ({"action": "diff", "path": str(tmp_path)}, "is not inside a git repository"),
             ({"action": "analyze", "path": "no/such/folder"}, "is not a directory"),
             ({"action": "deploy"}, "Invalid action 'deploy'. Valid actions: analyze, diff, devops, test"),
-            ({"action": "devops", "project_type": "cobol"}, "Valid project_types: python, go, node, typescript"),
+            ({"action": "devops", "project_type": "cobol"}, "Valid project_types: python, go, node"),
         ):
             text, error = await call(client, "jarvis_project", **arguments)
             assert error, arguments
@@ -86,5 +88,25 @@ async def test_a_timed_out_suite_reports_progress_and_leaves_no_process(tmp_path
     assert not result.is_error
     assert text.startswith("# tests: slow TIMEOUT")
     assert leftovers == []
-    assert messages[0] == "slow: started"
-    assert any(re.fullmatch(r"slow: \ds of 3s", m) for m in messages), messages
+    assert any(re.fullmatch(r"suite slow running \(limit 3s\) \(\ds\)", m) for m in messages), messages
+
+
+async def test_a_cancelled_test_call_kills_the_suites_process_group(tmp_path: Path) -> None:
+    root, marker = slow_project(tmp_path / "slow", timeout=120)
+    async with project_client(root, root / "jarvis.toml") as client:
+        async with anyio.create_task_group() as group:
+
+            async def cancel_once_the_suite_runs() -> None:
+                while len(processes_with(marker)) < 3:
+                    await anyio.sleep(0.05)
+                group.cancel_scope.cancel()
+
+            group.start_soon(cancel_once_the_suite_runs)
+            await client.call_tool("jarvis_project", {"action": "test", "suite": "slow"})
+        # The server kills the group before it lets the call go; the next call is served after that.
+        text, error = await call(client, "jarvis_project", action="analyze")
+        deadline = time.monotonic() + 30
+        while processes_with(marker) and time.monotonic() < deadline:
+            await anyio.sleep(0.1)
+    assert not error, text
+    assert processes_with(marker) == []

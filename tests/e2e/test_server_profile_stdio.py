@@ -51,7 +51,7 @@ async def test_servers_and_profiles_over_stdio(tmp_path: Path) -> None:
             ("jarvis_server", {"action": "nuke"}, "Valid actions: list, info, install"),
             ("jarvis_profile", {"action": "edit", "name": "ghost", "add_servers": "fs"}, "Unknown profile 'ghost'"),
             ("jarvis_profile", {"action": "create", "name": "x", "add_servers": "nope"}, "Unknown server(s) nope"),
-            ("jarvis_profile", {"action": "restart", "profile": "toolbox"}, "Unknown profile 'toolbox'"),
+            ("jarvis_profile", {"action": "restart", "name": "toolbox"}, "Unknown profile 'toolbox'"),
         ]
         for tool, arguments, expected in errors:
             text, error = await call(client, tool, **arguments)
@@ -65,7 +65,7 @@ async def test_servers_and_profiles_over_stdio(tmp_path: Path) -> None:
 @pytest.mark.docker
 async def test_profile_restart_on_the_real_daemon(e2e_stack: Stack) -> None:
     async with connect(e2e_stack) as client:
-        text, error = await call(client, "jarvis_profile", action="restart", profile="essentials")
+        text, error = await call(client, "jarvis_profile", action="restart", name="essentials")
         assert not error, text
         assert text.startswith("# restarted 1 profile(s)\nessentials (mcpm-essentials): running")
         text, error = await call(client, "jarvis_profile", action="restart")

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from adapters.factory import build_runner
+from jarvis.compose_project import ComposeCliProject
 from jarvis.errors import DaemonUnavailable
-from jarvis.project import ComposeProject
-from jarvis.runner_factory import build_runner
+from jarvis.tool_context import ToolContext
+from jarvis.tools.jarvis_check_status import jarvis_check_status
 from tests.socket_proxy import DockerSocketProxy
 from tests.stacks import Stack
 
@@ -73,5 +75,22 @@ def test_daemon_that_stays_down_fails_clearly_within_the_timeout(
 
 def test_project_is_described_without_a_daemon(default_stack: Stack, proxy: DockerSocketProxy) -> None:
     proxy.stop()
-    spec = ComposeProject(default_stack.settings()).spec()  # `compose config` needs no daemon
+    spec = ComposeCliProject(default_stack.settings()).spec()  # `compose config` needs no daemon
     assert "mcpm-research" in spec.services
+
+
+@pytest.mark.parametrize("observe", ["dockerpy", "whales"])
+def test_check_status_with_the_daemon_gone_says_so_first(
+    default_stack: Stack, proxy: DockerSocketProxy, observe: str
+) -> None:
+    settings = default_stack.settings(observe_adapter=observe, retry_timeout=1)
+    project = ComposeCliProject(settings)
+    jarvis = ToolContext(settings=settings, project=project, runner=build_runner(settings, project))
+    assert jarvis_check_status(jarvis).splitlines()[0] == "## Jarvis status"  # through the proxy
+    proxy.stop()
+    text = jarvis_check_status(jarvis)
+    lines = text.splitlines()
+    assert lines[0] == "## Jarvis status: Docker unreachable"
+    assert lines[1].startswith("Compose: v")
+    assert lines[2].startswith(f"Project: {default_stack.name} ")
+    assert lines[3].startswith(f"Docker: FAIL Docker daemon unavailable at {proxy.docker_host}")

@@ -7,26 +7,27 @@ import time
 
 import pytest
 
-from jarvis.context import Jarvis
+from adapters.factory import build_runner
+from jarvis.compose_project import ComposeCliProject
 from jarvis.endpoint_probe import probe
-from jarvis.project import ComposeProject
-from jarvis.runner_factory import build_runner
-from jarvis.tools import diagnose
-from tests.fakes import fake_jarvis
+from jarvis.tool_context import ToolContext
+from jarvis.tools.jarvis_diagnose import jarvis_diagnose
+from jarvis.tools.jarvis_diagnose import test_endpoint as endpoint_report
+from tests.fakes import call, fake_jarvis
 from tests.servers.loopback import closed_port_url, mcp_server, plain_web_server
 from tests.stacks import Stack
 
 
-def jarvis_for(stack: Stack, **settings: object) -> Jarvis:
+def jarvis_for(stack: Stack, **settings: object) -> ToolContext:
     values = stack.settings(**settings)
-    project = ComposeProject(values)
-    return Jarvis(settings=values, project=project, runner=build_runner(values, project))
+    project = ComposeCliProject(values)
+    return ToolContext(settings=values, project=project, runner=build_runner(values, project))
 
 
 @pytest.mark.docker
 @pytest.mark.parametrize("observe", ["dockerpy", "whales"])
 def test_profile_health_reports_state_restarts_exit_code_and_error_lines(default_stack: Stack, observe: str) -> None:
-    text = diagnose.handle(jarvis_for(default_stack, observe_adapter=observe), action="profile_health")
+    text = call(jarvis_diagnose, jarvis_for(default_stack, observe_adapter=observe), action="profile_health")
     assert text.startswith("## profile health: 3/5 ok")
     assert "| essentials | running | healthy | 0 | - |" in text
     assert "| memory | running | unhealthy | 0 | - |" in text
@@ -38,7 +39,7 @@ def test_profile_health_reports_state_restarts_exit_code_and_error_lines(default
 
 @pytest.mark.docker
 def test_profile_health_of_one_profile_always_shows_its_stderr(default_stack: Stack) -> None:
-    text = diagnose.handle(jarvis_for(default_stack), action="profile_health", profile="data")
+    text = call(jarvis_diagnose, jarvis_for(default_stack), action="profile_health", profile="data")
     assert text.startswith("## profile health: 1/1 ok")
     assert "TTY: stdout and stderr are one stream" in text
 
@@ -50,7 +51,7 @@ def test_endpoint_handshake_reports_server_and_bounded_tool_names() -> None:
         assert report.server == "probe-server 1.2.3"
         assert report.tools[:2] == ("echo", "add")
         assert len(report.tools) == 32
-        text = diagnose.test_endpoint(fake_jarvis(), url, None)
+        text = endpoint_report(fake_jarvis(), url, None)
     assert f"## endpoint {url} — OK" in text
     assert "tools (32): echo, add, extra_1" in text
     assert "…and 7 more" in text
@@ -80,7 +81,7 @@ def test_endpoint_timeout_is_bounded() -> None:
 def test_full_reports_status_health_and_every_endpoint(default_stack: Stack) -> None:
     with mcp_server() as url:
         endpoints = {"essentials": url, "memory": closed_port_url()}
-        text = diagnose.handle(jarvis_for(default_stack, endpoints=endpoints), action="full")
+        text = call(jarvis_diagnose, jarvis_for(default_stack, endpoints=endpoints), action="full")
     assert text.startswith(f"# full diagnostic — project {default_stack.name}\n## profile health: 3/5 ok")
     assert "## endpoints: 1/2 ok" in text
     assert f"| essentials | {url} | OK | probe-server 1.2.3 | 2 |" in text

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from adapters.dockerpy import DockerPyAdapter
+from adapters.factory import make_adapter
+from jarvis.compose_project import ComposeCliProject
 from jarvis.errors import NoContainer
-from jarvis.project import ComposeProject
-from jarvis.runner_factory import make_adapter
 from tests.integration.conftest import wait_for_default_stack
 from tests.stacks import Stack, running_stack
 
@@ -25,7 +25,7 @@ def lifecycle_stack(request: pytest.FixtureRequest, base_image: str) -> Iterator
 
 def test_stop_start_restart_one_service(lifecycle_stack: tuple[str, Stack]) -> None:
     name, stack = lifecycle_stack
-    project = ComposeProject(stack.settings())
+    project = ComposeCliProject(stack.settings())
     adapter = make_adapter(name, project)
     observe = DockerPyAdapter(project)
     before = stack.container_ids()
@@ -52,7 +52,7 @@ def test_stop_start_restart_one_service(lifecycle_stack: tuple[str, Stack]) -> N
 
 def test_stop_and_start_everything(lifecycle_stack: tuple[str, Stack]) -> None:
     name, stack = lifecycle_stack
-    project = ComposeProject(stack.settings())
+    project = ComposeCliProject(stack.settings())
     adapter = make_adapter(name, project)
     observe = DockerPyAdapter(project)
     adapter.compose_stop([])
@@ -65,7 +65,7 @@ def test_stop_and_start_everything(lifecycle_stack: tuple[str, Stack]) -> None:
 def test_starting_a_service_without_container_says_so(lifecycle_stack: tuple[str, Stack]) -> None:
     name, stack = lifecycle_stack
     with running_stack(stack.directory, up=False) as empty:
-        project = ComposeProject(empty.settings())
+        project = ComposeCliProject(empty.settings())
         adapter = make_adapter(name, project)
         with pytest.raises(NoContainer, match="rebuild"):
             adapter.compose_start(["mcpm-memory"])

@@ -6,6 +6,7 @@ from docker.errors import APIError, DockerException, NotFound
 from python_on_whales.exceptions import DockerException as WhalesException
 
 from adapters import dockerpy, whales
+from jarvis.docker_hosts import parse_host
 from jarvis.errors import DaemonUnavailable, DockerCommandFailed, NoContainer, ProjectError, UnknownService
 
 
@@ -52,7 +53,7 @@ def test_whales_command_failure_keeps_the_tail_of_the_output() -> None:
     ],
 )
 def test_dockerpy_errors(error: Exception, expected: type[Exception]) -> None:
-    with pytest.raises(expected), dockerpy._map_errors("logs"):
+    with pytest.raises(expected), dockerpy.map_errors("logs"):
         raise error
 
 
@@ -63,7 +64,29 @@ def test_daemon_unavailable_names_where_and_why() -> None:
         except FileNotFoundError as inner:
             raise requests.exceptions.ConnectionError("wrapped") from inner
 
-    with pytest.raises(DaemonUnavailable) as caught, dockerpy._map_errors("logs"):
+    with pytest.raises(DaemonUnavailable) as caught, dockerpy.map_errors("logs"):
         fail()
     assert "No such file or directory" in caught.value.why
     assert caught.value.where
+
+
+def test_whales_unavailable_says_why_from_the_line_that_says_it() -> None:
+    """`docker version` prints the client's half as JSON on stdout before the error on stderr."""
+    client_json = b'{"Client":{"Version":"28.2.2"},"Server":null}\n'
+    error = WhalesException(["docker", "version"], 1, client_json, b"Cannot connect to the Docker daemon at tcp://h:1.")
+    host = parse_host("lab", "tcp://h:1")
+    with pytest.raises(DaemonUnavailable) as caught, whales._map_errors("docker version", host):
+        raise error
+    assert (caught.value.where, caught.value.why, caught.value.host) == (
+        "tcp://h:1",
+        "Cannot connect to the Docker daemon at tcp://h:1.",
+        "lab",
+    )
+    assert str(caught.value).startswith("Docker host lab unavailable at tcp://h:1: Cannot connect to the Docker daemon")
+
+
+def test_dockerpy_unavailable_names_the_host_it_was_asked_about() -> None:
+    host = parse_host("lab", "tcp://h:1")
+    with pytest.raises(DaemonUnavailable) as caught, dockerpy.map_errors("list containers", host):
+        raise requests.exceptions.ConnectionError("refused")
+    assert (caught.value.where, caught.value.host) == ("tcp://h:1", "lab")

@@ -14,7 +14,8 @@ from jarvis.atomic import write_atomic
 from jarvis.errors import InvalidInput
 from jarvis.mcpm_folder import prepare_mcpm_dir
 from jarvis.tools import build
-from tests.fakes import fake_jarvis
+from jarvis.tools.jarvis_system import jarvis_system
+from tests.fakes import call, fake_jarvis
 
 
 def test_atomic_write_replaces_whole_file_private_and_leaves_no_temp(tmp_path: Path) -> None:
@@ -43,7 +44,7 @@ def test_mcpm_folder_creates_only_what_is_missing_and_never_rewrites(tmp_path: P
 
 def test_invalid_component_lists_the_valid_ones() -> None:
     with pytest.raises(InvalidInput, match="Valid components: jarvis, mcpm, daemon, all"):
-        build.build(fake_jarvis(), "frontend", no_cache=False)
+        call(jarvis_system, fake_jarvis(), action="build", component="frontend")
 
 
 def test_a_failing_build_command_is_reported_with_its_output(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from jarvis.atomic import JOURNAL, recover, write_all, write_temp
 from jarvis.store import sync
 from jarvis.store.mcpm_store import FILES, LOCK, PROFILES, SERVERS, McpmStore, StoreError
 from jarvis.store.models import ProfileMeta, ServerRecord
-from jarvis.tools import diagnose
-from tests.fakes import fake_jarvis
+from jarvis.tools.jarvis_diagnose import jarvis_diagnose
+from tests.fakes import call, fake_jarvis
 
 # What mcpm 2.15 writes (notes: mcpm-compat.md), plus a field a newer MCPM might add.
 SERVERS_JSON = {
@@ -185,12 +185,12 @@ def test_config_sync_action_reports_then_fixes(tmp_path: Path) -> None:
     servers["remote-srv"]["profile_tags"] = ["dev", "research"]
     (tmp_path / SERVERS).write_text(json.dumps(servers))
     jarvis = fake_jarvis(mcpm_dir=tmp_path, profiles=("dev", "research"))
-    text = diagnose.handle(jarvis, action="config_sync")
+    text = call(jarvis_diagnose, jarvis, action="config_sync")
     assert text.splitlines()[0] == f"# config sync: {tmp_path} (2 servers, 2 profiles)"
     assert "- profile dev (echo-srv, remote-srv) has no entry in profiles_metadata.json [fixable]" in text
     assert "auto_fix=true repairs" in text
     assert not (tmp_path / PROFILES).exists()  # a report changes nothing
-    fixed = diagnose.handle(jarvis, action="config_sync", auto_fix=True)
+    fixed = call(jarvis_diagnose, jarvis, action="config_sync", auto_fix=True)
     assert "## fixed\n- profile dev: metadata entry added\n- profile research: metadata entry added" in fixed
     assert fixed.endswith("in sync: every tagged profile has its metadata entry")
     assert set(json.loads((tmp_path / PROFILES).read_text())) == {"dev", "research"}

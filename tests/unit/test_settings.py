@@ -93,3 +93,15 @@ def test_workspace_and_test_suites_from_toml(tmp_path: Path) -> None:
     config.write_text("[test_suites.go]\ntimeout = -5\n")
     with pytest.raises(ConfigError, match=r"test_suites \(test_suites\.go\.timeout\): Input should be greater than 0"):
         load_settings(config, environ={}, cwd=tmp_path)
+
+
+def test_call_budget_and_wait_timeout_come_from_the_environment_and_are_checked(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text("services: {}\n")
+    defaults = load_settings(environ={}, cwd=tmp_path)
+    assert (defaults.call_budget, defaults.wait_timeout) == (240.0, 120.0)
+    settings = load_settings(environ={"JARVIS_CALL_BUDGET": "0", "JARVIS_WAIT_TIMEOUT": "15"}, cwd=tmp_path)
+    assert (settings.call_budget, settings.wait_timeout) == (0.0, 15.0)
+    with pytest.raises(ConfigError, match=r"JARVIS_CALL_BUDGET \(call_budget\): .*greater than or equal to 0"):
+        load_settings(environ={"JARVIS_CALL_BUDGET": "-1"}, cwd=tmp_path)
+    with pytest.raises(ConfigError, match=r"JARVIS_WAIT_TIMEOUT \(wait_timeout\): .*greater than 0"):
+        load_settings(environ={"JARVIS_WAIT_TIMEOUT": "0"}, cwd=tmp_path)

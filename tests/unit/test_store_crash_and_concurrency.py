@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 from jarvis.store.mcpm_store import FILES, McpmStore
-from jarvis.tools import config, profile
-from tests.fakes import fake_jarvis
+from jarvis.tools.jarvis_config import jarvis_config
+from jarvis.tools.jarvis_profile import jarvis_profile
+from tests.fakes import call, fake_jarvis
 
 RUNS = 60
 
@@ -26,7 +27,7 @@ def document(tag: str, size: int = 150) -> dict:
     return {
         "servers": servers,
         "profiles": {tag: {"name": tag, "api_key": None, "description": tag}},
-        "clients": {"cursor": {"configPath": f"/home/{tag}/mcp.json"}},
+        "clients": {"cursor": {"configPath": f"/tmp/mcp-{tag}.json"}},  # an import checks the folder exists
         "config": {"node_executable": "npx", "written_by": tag},
     }
 
@@ -37,7 +38,7 @@ def state(folder: Path) -> set[str]:
     return {
         next(iter(read["servers.json"])).split("-")[0],
         next(iter(read["profiles_metadata.json"])),
-        read["clients.json"]["cursor"]["configPath"].split("/")[2],
+        read["clients.json"]["cursor"]["configPath"].removeprefix("/tmp/mcp-").removesuffix(".json"),
         read["config.json"]["written_by"],
     }
 
@@ -47,13 +48,13 @@ def importer(folder: Path, texts: list[str]) -> None:
     jarvis = fake_jarvis(mcpm_dir=folder)
     while True:
         for text in texts:
-            config.handle(jarvis, action="import", data=text)
+            call(jarvis_config, jarvis, action="import", data=text)
 
 
 def test_killed_imports_leave_every_file_whole_and_all_files_consistent(tmp_path: Path) -> None:
     folder = tmp_path / "mcpm"
     texts = [json.dumps(document("A")), json.dumps(document("B"))]
-    config.handle(fake_jarvis(mcpm_dir=folder), action="import", data=texts[0])
+    call(jarvis_config, fake_jarvis(mcpm_dir=folder), action="import", data=texts[0])
     random.seed(20261121)
     landed = set()
     for _run in range(RUNS):
@@ -81,19 +82,20 @@ def test_killed_imports_leave_every_file_whole_and_all_files_consistent(tmp_path
 WRITER = """
 import sys
 from pathlib import Path
-from jarvis.tools import server, profile
-from tests.fakes import fake_jarvis
+from jarvis.tools.jarvis_profile import jarvis_profile
+from jarvis.tools.jarvis_server import jarvis_server
+from tests.fakes import call, fake_jarvis
 jarvis = fake_jarvis(mcpm_dir=Path(sys.argv[1]))
 me = sys.argv[2]
 for i in range(int(sys.argv[3])):
-    server.handle(jarvis, action="create", name=f"{me}-{i}", type="stdio", command="uvx")
-    profile.handle(jarvis, action="edit", name="shared", add_servers=f"{me}-{i}")
+    call(jarvis_server, jarvis, action="create", name=f"{me}-{i}", type="stdio", command="uvx")
+    call(jarvis_profile, jarvis, action="edit", name="shared", add_servers=f"{me}-{i}")
 """
 
 
 def test_concurrent_writer_processes_lose_no_update(tmp_path: Path) -> None:
     folder = tmp_path / "mcpm"
-    profile.handle(fake_jarvis(mcpm_dir=folder), action="create", name="shared")
+    call(jarvis_profile, fake_jarvis(mcpm_dir=folder), action="create", name="shared")
     writers, each = 4, 15
     root = Path(__file__).resolve().parents[2]
     processes = [

@@ -4,28 +4,30 @@ import re
 
 import pytest
 
-from jarvis.errors import DaemonUnavailable, InvalidInput, NoContainer, UnknownService
+from adapters.factory import RoutedRunner
+from jarvis.errors import DaemonUnavailable, DockerCommandFailed, InvalidInput, NoContainer, UnknownService
 from jarvis.runner import LogLine, ServiceLogs, ServiceStatus
-from jarvis.runner_factory import RoutedRunner
-from jarvis.tools import check_status, diagnose, system
-from tests.fakes import SERVICES, FakeRunner, fake_jarvis, running
+from jarvis.tools.jarvis_check_status import jarvis_check_status
+from jarvis.tools.jarvis_diagnose import jarvis_diagnose
+from jarvis.tools.jarvis_system import jarvis_system
+from tests.fakes import SERVICES, FakeRunner, call, fake_jarvis, running
 
 
 def test_invalid_action_lists_every_valid_action() -> None:
     with pytest.raises(InvalidInput) as caught:
-        system.handle(fake_jarvis(), action="explode")
+        call(jarvis_system, fake_jarvis(), action="explode")
     assert str(caught.value) == (
         "Invalid action 'explode'. Valid actions: bootstrap, restart, restart_infra, rebuild, stop, start, "
-        "docker_logs, docker_status, build"
+        "docker_logs, docker_status, build, exec"
     )
     with pytest.raises(InvalidInput, match=r"Valid actions: profile_health, test_endpoint, logs, full, config_sync$"):
-        diagnose.handle(fake_jarvis(), action="share")
+        call(jarvis_diagnose, fake_jarvis(), action="share")
 
 
 def test_unknown_service_lists_the_project_services() -> None:
     runner = FakeRunner()
     with pytest.raises(UnknownService) as caught:
-        system.handle(fake_jarvis(runner), action="stop", service="mcp-daemon")
+        call(jarvis_system, fake_jarvis(runner), action="stop", service="mcp-daemon")
     assert "Unknown service 'mcp-daemon'" in str(caught.value)
     assert ", ".join(SERVICES) in str(caught.value)
     assert runner.calls == []  # nothing reached Docker
@@ -34,13 +36,14 @@ def test_unknown_service_lists_the_project_services() -> None:
 @pytest.mark.parametrize("name", ["x; rm -rf /", "--all", "$(id)"])
 def test_names_that_could_inject_are_just_unknown_services(name: str) -> None:
     with pytest.raises(UnknownService):
-        system.handle(fake_jarvis(), action="docker_logs", service=name)
+        call(jarvis_system, fake_jarvis(), action="docker_logs", service=name)
 
 
 def test_rebuild_one_service_builds_without_cache_then_ups_it_alone() -> None:
     runner = FakeRunner()
     progress: list[tuple[float, float, str]] = []
-    text = system.handle(
+    text = call(
+        jarvis_system,
         fake_jarvis(runner),
         action="rebuild",
         service="mcpm-research",
@@ -56,10 +59,10 @@ def test_rebuild_one_service_builds_without_cache_then_ups_it_alone() -> None:
 
 def test_rebuild_all_with_cache_and_image_only_service() -> None:
     runner = FakeRunner()
-    system.handle(fake_jarvis(runner), action="rebuild", no_cache=False)
+    call(jarvis_system, fake_jarvis(runner), action="rebuild", no_cache=False)
     assert runner.called("compose_build") == [((["mcpm-research"],), {"no_cache": False})]
     assert runner.called("compose_up") == [(([],), {"no_deps": False})]
-    text = system.handle(fake_jarvis(FakeRunner()), action="rebuild", service="mcpm-memory")
+    text = call(jarvis_system, fake_jarvis(FakeRunner()), action="rebuild", service="mcpm-memory")
     assert "nothing to build, image only" in text
 
 
@@ -71,14 +74,14 @@ def test_build_failure_is_an_error_and_nothing_is_started() -> None:
 
     runner = FakeRunner(compose_build=fail)
     with pytest.raises(DockerCommandFailed, match=r"COPY missing\.txt"):
-        system.handle(fake_jarvis(runner), action="rebuild")
+        call(jarvis_system, fake_jarvis(runner), action="rebuild")
     assert runner.called("compose_up") == []
 
 
 def test_stop_lists_stopped_services_and_flags_survivors() -> None:
     rows = [ServiceStatus(service="mcpm-memory", container="c1", state="exited", exit_code=137), running("mcpm-data")]
     runner = FakeRunner(compose_ps=lambda: rows)
-    text = system.handle(fake_jarvis(runner), action="stop")
+    text = call(jarvis_system, fake_jarvis(runner), action="stop")
     assert runner.called("compose_stop") == [(([],), {})]
     assert "stopped: mcpm-memory" in text
     assert "STILL RUNNING: mcpm-data" in text
@@ -86,7 +89,7 @@ def test_stop_lists_stopped_services_and_flags_survivors() -> None:
 
 def test_start_reports_services_that_did_not_come_up_and_missing_containers() -> None:
     rows = [ServiceStatus(service="mcpm-dev-core", container="c", state="exited", exit_code=3), running("mcpm-data")]
-    text = system.handle(fake_jarvis(FakeRunner(compose_ps=lambda: rows)), action="start")
+    text = call(jarvis_system, fake_jarvis(FakeRunner(compose_ps=lambda: rows)), action="start")
     assert "running: mcpm-data" in text
     assert "NOT RUNNING: mcpm-dev-core exited(3)" in text
     assert "no container (use rebuild): mcpm-essentials" in text
@@ -94,7 +97,7 @@ def test_start_reports_services_that_did_not_come_up_and_missing_containers() ->
 
 def test_docker_status_is_a_compact_table() -> None:
     rows = [ServiceStatus(service="mcpm-memory", container="c", state="running", health="unhealthy")]
-    text = system.handle(fake_jarvis(FakeRunner(compose_ps=lambda: rows)), action="docker_status")
+    text = call(jarvis_system, fake_jarvis(FakeRunner(compose_ps=lambda: rows)), action="docker_status")
     assert text.splitlines()[0] == "fake: 1/5 running"
     assert "| mcpm-memory | running | unhealthy | - |" in text
     assert "| mcpm-research | no container | - | - |" in text
@@ -103,7 +106,7 @@ def test_docker_status_is_a_compact_table() -> None:
 @pytest.mark.parametrize(("lines", "expected"), [(None, 50), (1, 1), (500, 500), (100000, 500)])
 def test_lines_default_and_cap(lines: int | None, expected: int) -> None:
     runner = FakeRunner()
-    text = diagnose.handle(fake_jarvis(runner), action="logs", profile="research", lines=lines)
+    text = call(jarvis_diagnose, fake_jarvis(runner), action="logs", profile="research", lines=lines)
     assert runner.called("compose_logs") == [(("mcpm-research", expected, "stderr"), {})]
     assert ("capped at 500" in text) == (lines == 100000)
 
@@ -111,22 +114,22 @@ def test_lines_default_and_cap(lines: int | None, expected: int) -> None:
 @pytest.mark.parametrize("lines", [0, -5])
 def test_bad_lines_are_rejected(lines: int) -> None:
     with pytest.raises(InvalidInput, match="lines must be 1-500"):
-        system.handle(fake_jarvis(), action="docker_logs", lines=lines)
+        call(jarvis_system, fake_jarvis(), action="docker_logs", lines=lines)
 
 
 def test_log_type_is_validated_and_defaults_to_stderr() -> None:
     with pytest.raises(InvalidInput, match="Valid log_types: stderr, stdout, all"):
-        diagnose.handle(fake_jarvis(), action="logs", profile="research", log_type="both")
+        call(jarvis_diagnose, fake_jarvis(), action="logs", profile="research", log_type="both")
     runner = FakeRunner()
-    diagnose.handle(fake_jarvis(runner), action="logs", profile="memory", log_type="stdout")
+    call(jarvis_diagnose, fake_jarvis(runner), action="logs", profile="memory", log_type="stdout")
     assert runner.called("compose_logs")[0][0] == ("mcpm-memory", 50, "stdout")
 
 
 def test_unknown_profile_lists_profiles() -> None:
     with pytest.raises(UnknownService, match="Profiles: essentials, memory, dev-core, data, research"):
-        diagnose.handle(fake_jarvis(), action="logs", profile="toolbox")
+        call(jarvis_diagnose, fake_jarvis(), action="logs", profile="toolbox")
     with pytest.raises(InvalidInput, match="profile is required"):
-        diagnose.handle(fake_jarvis(), action="logs")
+        call(jarvis_diagnose, fake_jarvis(), action="logs")
 
 
 def test_aggregate_covers_every_profile_and_a_failure_does_not_hide_the_others() -> None:
@@ -135,7 +138,7 @@ def test_aggregate_covers_every_profile_and_a_failure_does_not_hide_the_others()
             raise NoContainer("Service mcpm-dev-core has no container")
         return ServiceLogs(service=service, requested=stream, lines=(LogLine(stream="stderr", text=f"{service} boom"),))
 
-    text = diagnose.handle(fake_jarvis(FakeRunner(compose_logs=logs)), action="logs", aggregate=True, lines=5)
+    text = call(jarvis_diagnose, fake_jarvis(FakeRunner(compose_logs=logs)), action="logs", aggregate=True, lines=5)
     headers = [line for line in text.splitlines() if line.startswith("## ")]
     assert [h.split(" ")[1] for h in headers] == ["essentials", "memory", "dev-core", "data", "research"]
     assert "## dev-core — ERROR\nService mcpm-dev-core has no container" in text
@@ -149,13 +152,13 @@ def test_aggregate_with_the_daemon_gone_is_one_error() -> None:
     fake = FakeRunner(compose_logs=down)
     routed = RoutedRunner(lifecycle=fake, observe=fake, retry_timeout=0)  # the rule lives in the runner factory
     with pytest.raises(DaemonUnavailable):
-        diagnose.handle(fake_jarvis(routed), action="logs", aggregate=True)  # type: ignore[arg-type]
+        call(jarvis_diagnose, fake_jarvis(routed), action="logs", aggregate=True)
 
 
 def test_profiles_and_prefix_come_from_settings() -> None:
     runner = FakeRunner()
     jarvis = fake_jarvis(runner, profiles=("essentials",), profile_prefix="mcpm-")
-    diagnose.handle(jarvis, action="logs", aggregate=True)
+    call(jarvis_diagnose, jarvis, action="logs", aggregate=True)
     assert [c[0][0] for c in runner.called("compose_logs")] == ["mcpm-essentials"]
 
 
@@ -163,9 +166,20 @@ def test_check_status_reports_a_down_daemon_as_a_finding() -> None:
     def down() -> None:
         raise DaemonUnavailable("unix:///x.sock", "refused")
 
-    text = check_status.handle(fake_jarvis(FakeRunner(engine_info=down)))
+    text = call(jarvis_check_status, fake_jarvis(FakeRunner(engine_info=down)))
+    assert text.splitlines()[0] == "## Jarvis status: Docker unreachable"
     assert "Docker: FAIL Docker daemon unavailable at unix:///x.sock" in text
     assert "Compose: v5.0.0" in text
+
+
+def test_check_status_first_line_names_a_docker_error_and_stays_plain_when_all_is_well() -> None:
+    def refused(**_: object) -> None:
+        raise DockerCommandFailed("docker compose ps failed", "permission denied")
+
+    text = call(jarvis_check_status, fake_jarvis(FakeRunner(compose_ps=refused)))
+    assert text.splitlines()[0] == "## Jarvis status: Docker error"
+    assert "Docker: FAIL docker compose ps failed" in text
+    assert call(jarvis_check_status, fake_jarvis()).splitlines()[0] == "## Jarvis status"
 
 
 def test_profile_health_picks_error_lines_and_flags_missing_containers() -> None:
@@ -179,7 +193,9 @@ def test_profile_health_picks_error_lines_and_flags_missing_containers() -> None
         )
 
     runner = FakeRunner(compose_ps=ps, compose_logs=logs)
-    text = diagnose.handle(fake_jarvis(runner, profiles=("essentials", "memory", "data")), action="profile_health")
+    text = call(
+        jarvis_diagnose, fake_jarvis(runner, profiles=("essentials", "memory", "data")), action="profile_health"
+    )
     assert text.startswith("## profile health: 1/3 ok")
     assert "| essentials | running | - | 2 | - |" in text
     assert "| data | no container | - | - | - |" in text
@@ -200,4 +216,4 @@ def test_profile_health_picks_error_lines_and_flags_missing_containers() -> None
 )
 def test_test_endpoint_rejects_bad_input_naming_what_is_valid(arguments: dict[str, str], message: str) -> None:
     with pytest.raises(InvalidInput, match=re.escape(message)):
-        diagnose.handle(fake_jarvis(), action="test_endpoint", **arguments)
+        call(jarvis_diagnose, fake_jarvis(), action="test_endpoint", **arguments)

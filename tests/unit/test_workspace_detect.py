@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from jarvis.errors import InvalidInput
 from jarvis.settings import SuiteSettings
-from jarvis.tools import project
+from jarvis.tools.jarvis_project import jarvis_project
 from jarvis.workspace import detect, suites
-from tests.fakes import fake_jarvis
+from tests.fakes import call, fake_jarvis
 
 PYPROJECT = """\
 [project]
@@ -89,7 +90,7 @@ def test_monorepo_languages_frameworks_tests_compose_and_ci(tmp_path: Path) -> N
 
 def test_analyze_report_is_compact_and_names_runnable_suites(tmp_path: Path) -> None:
     root = monorepo(tmp_path)
-    text = project.handle(fake_jarvis(workspace_dir=root), action="analyze")
+    text = call(jarvis_project, fake_jarvis(workspace_dir=root), action="analyze")
     assert text.splitlines()[0] == f"# analyze: {root} (not a git repository)"
     assert (
         "compose compose.yaml: api (build), db (postgres:16), cache (redis:7-alpine) — databases: postgres, redis"
@@ -98,7 +99,7 @@ def test_analyze_report_is_compact_and_names_runnable_suites(tmp_path: Path) -> 
     assert "pre-commit: gitleaks (gitleaks)" in text
     assert "test suites: none" in text  # api/ and web/ are not where the default suites look
     (root / "package.json").write_text('{"scripts": {"test": "node --test"}}')
-    assert "test suites: node" in project.handle(fake_jarvis(workspace_dir=root), action="analyze")
+    assert "test suites: node" in call(jarvis_project, fake_jarvis(workspace_dir=root), action="analyze")
 
 
 def test_broken_files_are_reported_not_fatal(tmp_path: Path) -> None:
@@ -117,35 +118,35 @@ def test_suite_plan_defaults_seed_folders_overrides_and_errors(tmp_path: Path) -
     (tmp_path / "Jarvis" / "go.mod").write_text("module x\n")
     (tmp_path / "MCPM").mkdir()
     (tmp_path / "MCPM" / "package.json").write_text("{}")
-    plan = suites.plan(tmp_path, None, {})
+    plan = suites.plan(tmp_path, None, {}, shutil.which)
     assert [(s.name, s.command, s.cwd.name, s.timeout) for s in plan.suites] == [
         ("go", ("go", "test", "-v", "./..."), "Jarvis", 300),
         ("node", ("npm", "test"), "MCPM", 300),
     ]
     assert plan.budget == 1200
     assert plan.missing == []  # auto-detection names only what it found
-    everything = suites.plan(tmp_path, "all", {})
+    everything = suites.plan(tmp_path, "all", {}, shutil.which)
     assert everything.missing == [
         "integration: no scripts/tests/run-bats.sh in ./",
         "python: no pyproject.toml / setup.py / setup.cfg / pytest.ini / tox.ini / conftest.py in ./",
     ]
     with pytest.raises(InvalidInput, match="Valid suites: go, node, integration, python, all"):
-        suites.plan(tmp_path, "invalid", {})
+        suites.plan(tmp_path, "invalid", {}, shutil.which)
     with pytest.raises(InvalidInput, match="Suite 'python' cannot run"):
-        suites.plan(tmp_path, "python", {})
+        suites.plan(tmp_path, "python", {}, shutil.which)
     configured = {
         "go": SuiteSettings(timeout=5),
         "lint": SuiteSettings(command=["make", "lint"]),
         "all": SuiteSettings(suites=["lint", "go"], timeout=60),
     }
     assert suites.suite_names(configured) == ["go", "node", "integration", "python", "lint", "all"]
-    plan = suites.plan(tmp_path, "all", configured)
+    plan = suites.plan(tmp_path, "all", configured, shutil.which)
     assert [(s.name, s.timeout) for s in plan.suites] == [("lint", 600.0), ("go", 5)]
     assert plan.budget == 60
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(InvalidInput, match="No test suite found"):
-        suites.plan(empty, None, {})
+        suites.plan(empty, None, {}, shutil.which)
 
 
 def test_package_and_verbose_narrow_the_default_commands(tmp_path: Path) -> None:
