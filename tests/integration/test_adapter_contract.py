@@ -1,23 +1,36 @@
-"""One contract, both adapters, the real daemon: what each DockerRunner reports must be what Docker did."""
+"""One contract, both adapters, the real daemon: what each DockerRunner reports must be what Docker did,
+on the default host and on a second host, a TCP endpoint in front of the same daemon (JARVIS_HOSTS)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
 from adapters.dockerpy import DockerPyAdapter
+from adapters.factory import make_adapter
 from adapters.whales import WhalesAdapter
+from jarvis.compose_project import ComposeCliProject
+from jarvis.docker_hosts import parse_host
 from jarvis.errors import NoContainer, NotSupported
-from jarvis.project import ComposeProject
 from jarvis.runner import DockerRunner
-from jarvis.runner_factory import make_adapter
+from tests.socket_proxy import DockerTcpProxy
 from tests.stacks import Stack
 
 pytestmark = pytest.mark.docker
 
 
-@pytest.fixture(params=["whales", "dockerpy"])
-def adapter(request: pytest.FixtureRequest, default_stack: Stack) -> DockerRunner:
-    return make_adapter(request.param, ComposeProject(default_stack.settings()))
+@pytest.fixture(params=["whales", "dockerpy", "whales@tcp", "dockerpy@tcp"])
+def adapter(request: pytest.FixtureRequest, default_stack: Stack) -> Iterator[DockerRunner]:
+    name, _, on = request.param.partition("@")
+    project = ComposeCliProject(default_stack.settings())
+    if not on:
+        yield make_adapter(name, project)
+        return
+    proxy: DockerTcpProxy = request.getfixturevalue("tcp_proxy")
+    before = proxy.accepted
+    yield make_adapter(name, project, parse_host("tcp", proxy.docker_host))
+    assert proxy.accepted > before, "the tcp host's adapter did not go through its endpoint"
 
 
 def texts(logs) -> list[str]:
@@ -77,20 +90,40 @@ def test_logs_of_several_services_come_back_in_order_with_failures_in_place(adap
 
 
 def test_exec_separates_streams_and_returns_the_exit_code(adapter: DockerRunner) -> None:
-    result = adapter.exec_in_service("mcpm-memory", ["sh", "-c", "echo to-out; echo to-err >&2; exit 4"])
-    assert (result.exit_code, result.stdout, result.stderr) == (4, "to-out\n", "to-err\n")
+    command = ["sh", "-c", "echo to-out; echo to-err >&2; echo 123456789 >&2; exit 4"]
+    result = adapter.exec_in_service("mcpm-memory", command, timeout=30, max_bytes=10)
+    assert (result.exit_code, result.stdout, result.stderr) == (4, "to-out\n", "123456789\n")
+    assert (result.stdout_bytes, result.stderr_bytes) == (7, 17)  # stderr cut to its last 10 bytes
 
 
-def test_engine_info_matches_the_daemon(adapter: DockerRunner) -> None:
+def test_exec_output_that_arrives_with_the_response_headers_is_kept(default_stack: Stack) -> None:
+    """A network that joins the exec's headers and first output into one packet: http.client buffers those
+    bytes while parsing the headers, so a read of the raw socket alone returned empty streams."""
+    proxy = DockerTcpProxy(coalesce=0.3)
+    proxy.start()
+    try:
+        project = ComposeCliProject(default_stack.settings())
+        adapter = make_adapter("dockerpy", project, parse_host("tcp", proxy.docker_host))
+        command = ["sh", "-c", "echo to-out; echo to-err >&2"]
+        result = adapter.exec_in_service("mcpm-memory", command, timeout=30, max_bytes=100)
+        assert (result.exit_code, result.stdout, result.stderr) == (0, "to-out\n", "to-err\n")
+    finally:
+        proxy.stop()
+
+
+def test_engine_info_matches_the_daemon(adapter: DockerRunner, request: pytest.FixtureRequest) -> None:
     import docker
 
     client = docker.from_env()
-    assert adapter.engine_info().api_version == client.version()["ApiVersion"]
+    info = adapter.engine_info()
+    assert info.api_version == client.version()["ApiVersion"]
     client.close()
+    if "@tcp" in request.node.callspec.params["adapter"]:
+        assert info.host == request.getfixturevalue("tcp_proxy").docker_host
 
 
 def test_dockerpy_refuses_what_only_compose_can_do(default_stack: Stack) -> None:
-    adapter = DockerPyAdapter(ComposeProject(default_stack.settings()))
+    adapter = DockerPyAdapter(ComposeCliProject(default_stack.settings()))
     for call in (adapter.compose_build, adapter.compose_up, adapter.compose_down):
         with pytest.raises(NotSupported, match="JARVIS_LIFECYCLE_ADAPTER=whales"):
             call()
