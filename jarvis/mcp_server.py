@@ -93,14 +93,14 @@ class ToolEntry:
 TOOLS = (
     ToolEntry(
         jarvis_check_status.jarvis_check_status,
-        "Docker, Compose, the stack's services.",
+        "Docker, Compose, stack services.",
         READ_ONLY,
         ids={"operation": "operation"},
         on_host=True,
     ),
     ToolEntry(
         jarvis_system.jarvis_system,
-        "The Compose stack; restart restarts Jarvis.",
+        "Compose stack ops; restart = Jarvis.",
         DESTRUCTIVE,
         jarvis_system.EFFECTS,
         long=jarvis_system.LONG,
@@ -153,7 +153,7 @@ TOOLS = (
     ),
     ToolEntry(
         jarvis_share.jarvis_share,
-        "Share an MCPM server or profile over HTTP.",
+        "Share MCPM servers/profiles over HTTP.",
         # Opens a port, and with a tunnel reaches a relay: what the share exposes is the open world.
         ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True),
         jarvis_share.EFFECTS,

@@ -12,7 +12,7 @@ import secrets
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -241,17 +241,20 @@ class ShareEngine:
 
     # -- list ----------------------------------------------------------------------------------------------------
 
-    def shares(self) -> tuple[list[ShareStatus], list[ShareRecord]]:
-        """Every running share with a real MCP probe, and the shares whose process had died (now reaped)."""
+    def shares(self) -> tuple[list[ShareRecord], list[ShareRecord]]:
+        """Every running share, oldest first, and the shares whose process had died (now reaped)."""
         with self._lock():
             reaped = self._reap_dead()
-            records = list(self._read().values())
+            records = sorted(self._read().values(), key=lambda r: (r.started_at, r.id))
+        return records, reaped
+
+    def statuses(self, records: Sequence[ShareRecord]) -> list[ShareStatus]:
+        """Each share with a real MCP probe (only the ones asked for: a probe is a round trip)."""
         now = time.time()
-        statuses = [
+        return [
             ShareStatus(r, probe(r.local_url, self.probe_timeout, r.headers), max(0.0, now - r.started_at))
             for r in records
         ]
-        return statuses, reaped
 
     # -- state ---------------------------------------------------------------------------------------------------
 

@@ -43,7 +43,7 @@ Lines = int
 StringMap = Annotated[dict[str, str] | None, WithJsonSchema({"type": "object"})]
 # `context_focus_question` on the output-heavy actions: the answer is cut down to what answers it (jarvis.pruning).
 # Short description: the name says the rest, and every tools/list byte is paid on each connection.
-FocusQuestion = Annotated[str | None, Field(description="prune output to it")]
+FocusQuestion = Annotated[str | None, Field(description="prunes output")]
 
 
 def unique_names(value: list[str] | None) -> list[str]:

@@ -35,6 +35,7 @@ from jarvis.clients.formats import ClientFileError
 from jarvis.clients.wiring import Wiring, client_file, installed, path_override
 from jarvis.errors import InvalidInput
 from jarvis.host import Host
+from jarvis.pagination import Limit, Offset, page
 from jarvis.store.mcpm_store import McpmStore, Snapshot
 from jarvis.store.models import ServerRecord
 from jarvis.store.secrets import secret_paths
@@ -61,11 +62,13 @@ def jarvis_client(
     add_profiles: NameList = None,
     remove_profiles: NameList = None,
     config_path: Annotated[str | None, Field(description="config: 'default' resets")] = None,
+    limit: Limit = None,
+    offset: Offset = None,
 ) -> str:
     store = McpmStore(jarvis.settings.mcpm_dir)
     mcpm_dir, host = jarvis.settings.mcpm_dir, jarvis.host
     if action == "list":
-        return list_clients(store.read(), mcpm_dir, host)
+        return list_clients(store.read(), mcpm_dir, host, limit, offset)
     if client_name is None:
         raise InvalidInput(f"client_name is required. Valid client_names: {', '.join(CLIENTS)}")
     key: str = client_name
@@ -87,12 +90,18 @@ def jarvis_client(
             assert_never(action)
 
 
-def list_clients(snapshot: Snapshot, mcpm_dir: Path, host: Host) -> str:
-    """One line per installed client: never more than the catalog's 15, so no pages."""
+LIST_PAGE = 50
+
+
+def list_clients(
+    snapshot: Snapshot, mcpm_dir: Path, host: Host, limit: int | None = None, offset: int | None = None
+) -> str:
+    """One line per installed client (a page of them), then the catalog's clients that are not installed."""
     files = installed(snapshot, mcpm_dir, host)
+    shown = page(files, limit, offset, default=LIST_PAGE, tool="jarvis_client", arguments={"action": "list"})
     lines = [f"# clients: {len(files)} installed of {len(CLIENTS)}"]
     rows: list[dict[str, Any]] = []
-    for file in files:
+    for file in shown.items:
         where = _home_relative(file.path, host.home) + ("" if file.path.exists() else " (no file yet)")
         row: dict[str, Any] = {"client": file.spec.key, "path": str(file.path), "exists": file.path.exists()}
         rows.append(row)
@@ -110,7 +119,7 @@ def list_clients(snapshot: Snapshot, mcpm_dir: Path, host: Host) -> str:
     missing = [key for key in CLIENTS if key not in {f.spec.key for f in files}]
     if missing:
         lines.append(f"not installed: {', '.join(missing)}")
-    return Answer("\n".join(lines), {"clients": rows, "not_installed": missing})
+    return Answer("\n".join(lines) + shown.footer, {"clients": shown.data(rows), "not_installed": missing})
 
 
 def edit(

@@ -41,10 +41,10 @@ def jarvis_project(
     staged: bool | None = None,
     suite: Annotated[str | None, Field(description="go|node|python|integration|all")] = None,
     project_type: suites.ProjectType | None = None,
-    force: Annotated[bool | None, Field(description="overwrite")] = None,
-    enable_ai_review: Annotated[bool | None, Field(description="PR Agent")] = None,
+    force: bool | None = None,
+    enable_ai_review: bool | None = None,
     verbose: bool | None = None,
-    package: Annotated[str | None, Field(description="package or path")] = None,
+    package: str | None = None,
     context_focus_question: FocusQuestion = None,
 ) -> str:
     root = _folder(jarvis, path)

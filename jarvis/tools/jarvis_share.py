@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal, assert_never
+from typing import Annotated, Any, Literal, assert_never
 
 from pydantic import Field
 
+from jarvis.answer import Answer
 from jarvis.errors import InvalidInput
+from jarvis.pagination import Limit, Offset, Page, page
 from jarvis.share.engine import ShareEngine, ShareRecord, ShareStatus, Target
 from jarvis.share.spec import TunnelKind
 from jarvis.tool_context import ToolContext
@@ -21,11 +23,13 @@ def jarvis_share(
     jarvis: ToolContext,
     action: Action,
     # Few descriptions: every tool's schema is paid for on each connection.
-    name: Annotated[str | None, Field(description="MCPM server; stop: or share id")] = None,
+    name: Annotated[str | None, Field(description="server; stop: or share id")] = None,
     profile: str | None = None,
     port: int | None = None,
     no_auth: Annotated[bool | None, Field(description="no token")] = None,
     tunnel: TunnelKind | None = None,
+    limit: Limit = None,
+    offset: Offset = None,
 ) -> str:
     if port is not None and not 1 <= port <= 65535:
         raise InvalidInput(f"Invalid port {port}: 1-65535, or none for a free one.")
@@ -41,7 +45,9 @@ def jarvis_share(
             tunnel_note = f" and its {record.tunnel} tunnel" if record.tunnel else ""
             return f"Stopped share {record.id} ({record.target}): proxy{tunnel_note} ended, state removed."
         case "list":
-            return list_text(*engine.shares())
+            records, reaped = engine.shares()
+            shown = page(records, limit, offset, default=LIST_PAGE, tool="jarvis_share", arguments={"action": "list"})
+            return list_text(engine.statuses(shown.items), reaped, shown)
         case _:
             assert_never(action)
 
@@ -72,10 +78,25 @@ def started_text(record: ShareRecord) -> str:
     return "\n".join(lines)
 
 
-def list_text(statuses: list[ShareStatus], reaped: list[ShareRecord]) -> str:
+LIST_PAGE = 50
+
+
+def list_text(statuses: list[ShareStatus], reaped: list[ShareRecord], shown: Page[ShareRecord]) -> str:
+    """This page's shares (each probed), then the shares found dead and reaped, then the page's footer."""
     lines = [_status_line(status) for status in statuses]
     lines += [f"- {r.id} {r.target}: REAPED, its proxy (pid {r.pid}) had died; state removed" for r in reaped]
-    return "\n".join(lines) if lines else "No shares."
+    rows = [_status_row(status) for status in statuses]
+    data = {"shares": shown.data(rows), "reaped": [r.id for r in reaped]}
+    return Answer(("\n".join(lines) if lines else "No shares.") + shown.footer, data)
+
+
+def _status_row(status: ShareStatus) -> dict[str, Any]:
+    record, report = status.record, status.answers
+    return {
+        "id": record.id, "target": str(record.target), "local_url": record.local_url,
+        "public_url": record.public_url, "auth": record.token is not None, "uptime_s": int(status.uptime),
+        "answers": report is not None and report.ok, "not_started": sorted(record.failed),
+    }  # fmt: skip
 
 
 def _status_line(status: ShareStatus) -> str:

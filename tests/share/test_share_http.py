@@ -169,6 +169,24 @@ def test_a_share_outlives_jarvis_and_a_new_jarvis_lists_and_stops_it(settings_fo
     assert jarvis_share(Ctx(settings_for()), "list") == "No shares."
 
 
+def test_list_comes_in_pages_and_probes_only_the_page(settings_for, mcpm: Path) -> None:
+    ctx = Ctx(settings_for())
+    ids = [record_id(jarvis_share(ctx, "start", name=name)) for name in ("alpha", "beta")]
+    ids.append(record_id(jarvis_share(ctx, "start", profile="dev")))
+    first = jarvis_share(ctx, "list", limit=2).splitlines()
+    assert [line.split()[1] for line in first[:2]] == ids[:2]  # oldest first
+    assert all("answers (" in line for line in first[:2])
+    assert first[2] == "showing 1-2 of 3; 1 more: jarvis_share action=list offset=2 limit=2"
+    last = jarvis_share(ctx, "list", limit=2, offset=2).splitlines()
+    assert last[0].startswith(f"- {ids[2]} profile dev")
+    assert "answers (" in last[0]
+    assert last[1] == "showing 3-3 of 3; the last page"
+
+
+def record_id(started: str) -> str:
+    return started.split(" as share ", 1)[1].split(".", 1)[0]
+
+
 def test_a_share_whose_proxy_died_is_reaped_by_list(settings_for, mcpm: Path, tmp_path: Path) -> None:
     jarvis_share(Ctx(settings_for()), "start", name="alpha")
     share = record(mcpm)

@@ -17,15 +17,17 @@ from mcp import Client
 
 from jarvis.cli import _parse_arguments
 from jarvis.errors import InvalidInput
+from jarvis.host import Host
 from jarvis.mcp_server import TOOLS, create_server
 from jarvis.pagination import LIMIT_MAX, page
 from jarvis.tool_context import ToolContext
+from jarvis.tools.jarvis_client import jarvis_client
 from jarvis.tools.jarvis_profile import jarvis_profile
 from jarvis.tools.jarvis_server import jarvis_server
 from jarvis.tools.jarvis_system import jarvis_system
 from tests.fakes import FakeRunner, StaticProject, call, fake_jarvis, running
 
-PAGED = {"jarvis_system", "jarvis_server", "jarvis_profile"}
+PAGED = {"jarvis_system", "jarvis_server", "jarvis_profile", "jarvis_client", "jarvis_share"}
 
 
 def store_with_servers(folder: Path, count: int, profiles: int = 0) -> Path:
@@ -121,6 +123,25 @@ def test_profile_list_pages(tmp_path: Path) -> None:
         "p005 (1): s000 (no metadata: jarvis_diagnose config_sync)",
         "showing 4-6 of 7; 1 more: jarvis_profile action=list offset=6 limit=3",
     ]
+
+
+def test_client_list_pages_the_installed_clients(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for folder in (".cursor", ".codeium/windsurf", ".config/Claude"):
+        (home / folder).mkdir(parents=True)
+    jarvis = fake_jarvis(mcpm_dir=store_with_servers(tmp_path / "mcpm", 1), host=Host.of(home, {"PATH": "/bin"}))
+    whole = call(jarvis_client, jarvis, action="list").splitlines()
+    installed = [line.split()[0] for line in whole[1:] if not line.startswith("not installed")]
+    assert len(installed) >= 3, whole
+    text = call(jarvis_client, jarvis, action="list", limit=2)
+    lines = text.splitlines()
+    assert [line.split()[0] for line in lines[1:3]] == installed[:2]
+    more = len(installed) - 2
+    assert lines[-1] == f"showing 1-2 of {len(installed)}; {more} more: jarvis_client action=list offset=2 limit=2"
+    _, arguments = next_call(text)
+    rest = call(jarvis_client, jarvis, **arguments).splitlines()
+    assert rest[1].split()[0] == installed[2]
+    assert rest[-1].startswith(f"showing 3-{len(installed)} of {len(installed)}")
 
 
 def large_stack(count: int) -> ToolContext:
