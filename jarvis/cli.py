@@ -119,20 +119,27 @@ def serving_context(settings: Settings) -> ToolContext:
 
 
 def _serve(settings: Settings) -> int:
-    from jarvis.mcp_server import create_server
+    from jarvis.mcp_server import create_server, load_tools
     from jarvis.stdio import serve, take_stdin
+    from jarvis.tool_list_cache import cache_folder
 
     # Libraries that print when debugging is switched on would corrupt the JSON-RPC stream.
     os.environ.pop("PYTHON_ON_WHALES_DEBUG", None)
     logging.getLogger("jarvis").info("serving %s over stdio", settings.project_dir)
     context = serving_context(settings)
+    server = create_server(context, cache_folder(context.host.environ, context.host.home))
     # The client went away (stdin closed, or SIGTERM when it stops waiting): what still runs is stopped, its
     # process groups killed (they run in sessions of their own, which the client's group kill does not reach).
     _stop_operations_on_sigterm(context)
+
+    def warm_up() -> None:
+        context.warm_in_background(lambda: load_tools(context.settings), after=server.tools_listed)
+
     try:
         # After the handshake, build in the background what the first call would wait for (`docker compose
-        # config`, the adapters' imports): the handshake is not delayed, and the first call finds it done.
-        anyio.run(serve, create_server(context), take_stdin(), context.warm_in_background)
+        # config`, the tools' modules, the adapters' imports): the handshake is not delayed, and the first
+        # call finds it done.
+        anyio.run(serve, server, take_stdin(), warm_up)
     finally:
         context.operations.stop_all("Jarvis stopped")
     return 0

@@ -20,6 +20,7 @@ text beside it. No tool publishes an `outputSchema`, in either mode.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import sys
@@ -27,6 +28,9 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import anyio
@@ -35,26 +39,17 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import create_model
+from mcp.types import Tool as MCPTool
 
 from jarvis import __version__
 from jarvis.answer import data_of
 from jarvis.errors import ConfigError, JarvisError
 from jarvis.operations import Operation, Operations
-from jarvis.tool_arguments import StringsKept
+from jarvis.settings import Settings
+from jarvis.tool_arguments import LoadedOnFirstCall
 from jarvis.tool_context import ToolContext
+from jarvis.tool_list_cache import Listed, cached_tool_list, digest
 from jarvis.tool_signature import Effect, Handler, ToolSignature
-from jarvis.tools import (
-    jarvis_check_status,
-    jarvis_client,
-    jarvis_config,
-    jarvis_diagnose,
-    jarvis_profile,
-    jarvis_project,
-    jarvis_server,
-    jarvis_share,
-    jarvis_system,
-)
 
 log = logging.getLogger("jarvis.mcp_server")
 
@@ -71,92 +66,108 @@ WRITES_SAFELY = ToolAnnotations(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: each tool has one entry
 class ToolEntry:
-    handler: Handler
+    """One tool. Its handler is the function `name` of the module `jarvis/tools/<name>.py`, which also holds
+    `EFFECTS` (per action: reads or writes) and, for tools with long actions, `LONG` (each long action with
+    what a cancellation leaves behind). The module is imported on the tool's first use, not at start-up: a
+    start answers `tools/list` from the cached list (`jarvis.tool_list_cache`)."""
+
+    name: str
     description: str
     annotations: ToolAnnotations
-    # Per action (keys: the handler's `Action` literals, checked when bound); None: no actions, only reads.
-    effects: Mapping[Any, Effect] | None = None
-    # Long actions, each with what a cancellation leaves behind (`LONG` in the tool's module).
-    long: Mapping[Any, str] | None = None
     # JSON answers: the resource ids, parameter -> id (`name` is a server or a profile, depending on the tool),
     # and whether the tool works on a Docker host (its answers always say which).
     ids: Mapping[str, str] = field(default_factory=dict)
     on_host: bool = False
 
     @property
-    def name(self) -> str:
-        return self.handler.__name__
+    def module(self) -> ModuleType:
+        return importlib.import_module(f"jarvis.tools.{self.name}")
+
+    @property
+    def handler(self) -> Handler:
+        handler: Handler = getattr(self.module, self.name)
+        return handler
+
+    @property
+    def effects(self) -> Mapping[Any, Effect] | None:
+        return getattr(self.module, "EFFECTS", None)
+
+    @property
+    def long(self) -> Mapping[Any, str] | None:
+        return getattr(self.module, "LONG", None)
+
+    def signature(self, read_only: bool) -> ToolSignature:
+        return _signature(self, read_only)
+
+
+@cache
+def _signature(entry: ToolEntry, read_only: bool) -> ToolSignature:
+    """Built once per tool and mode: a pydantic model from the handler's annotations."""
+    signature = ToolSignature.of(entry.handler, entry.effects, read_only=read_only)
+    if entry.long and not set(entry.long) <= {*signature.effects, *signature.refused}:
+        raise TypeError(f"{entry.name}: LONG names an action the tool does not have")
+    return signature
 
 
 TOOLS = (
     ToolEntry(
-        jarvis_check_status.jarvis_check_status,
+        "jarvis_check_status",
         "Docker, Compose, stack services.",
         READ_ONLY,
         ids={"operation": "operation"},
         on_host=True,
     ),
     ToolEntry(
-        jarvis_system.jarvis_system,
+        "jarvis_system",
         "Compose stack ops; restart = Jarvis.",
         DESTRUCTIVE,
-        jarvis_system.EFFECTS,
-        long=jarvis_system.LONG,
         ids={"service": "service"},
         on_host=True,
     ),
     ToolEntry(
-        jarvis_diagnose.jarvis_diagnose,
+        "jarvis_diagnose",
         "MCP profiles: health, endpoints, logs.",
         WRITES_SAFELY,
-        jarvis_diagnose.EFFECTS,
         ids={"profile": "profile"},
         on_host=True,
     ),
     ToolEntry(
-        jarvis_project.jarvis_project,
+        "jarvis_project",
         "Code project: analyze, diff, CI, tests.",
         DESTRUCTIVE,
-        jarvis_project.EFFECTS,
-        long=jarvis_project.LONG,
         ids={"path": "path", "suite": "suite"},
     ),
     ToolEntry(
-        jarvis_server.jarvis_server,
+        "jarvis_server",
         "MCPM's servers and registry.",
         STORE_AND_REGISTRY,
-        jarvis_server.EFFECTS,
         ids={"name": "server"},
     ),
     ToolEntry(
-        jarvis_profile.jarvis_profile,
+        "jarvis_profile",
         "MCPM profiles and their services.",
         DESTRUCTIVE,
-        jarvis_profile.EFFECTS,
         ids={"name": "profile"},
     ),
     ToolEntry(
-        jarvis_client.jarvis_client,
+        "jarvis_client",
         "MCP entries in AI clients' configs.",
         DESTRUCTIVE,
-        jarvis_client.EFFECTS,
         ids={"client_name": "client"},
     ),
     ToolEntry(
-        jarvis_config.jarvis_config,
+        "jarvis_config",
         "Settings; MCPM migrate/export/import.",
         DESTRUCTIVE,
-        jarvis_config.EFFECTS,
         ids={"key": "key"},
     ),
     ToolEntry(
-        jarvis_share.jarvis_share,
+        "jarvis_share",
         "Share MCPM servers/profiles over HTTP.",
         # Opens a port, and with a tunnel reaches a relay: what the share exposes is the open world.
         ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True),
-        jarvis_share.EFFECTS,
         ids={"name": "server", "profile": "profile"},
     ),
 )
@@ -272,25 +283,41 @@ def exit_soon(delay: float = 1.0, before: Callable[[], None] = lambda: None) -> 
     timer.start()
 
 
-def bind(entry: ToolEntry, context: ToolContext, *, read_only: bool = False) -> Tool | None:
-    """`entry`'s handler as an SDK tool, or None when read-only mode leaves it no action.
-
-    The SDK receives the handler's published schema and a pass-through argument model (every parameter
-    `Any`): it still parses JSON-looking strings as it does for any tool, and the handler's `ToolSignature`
-    then validates, so a bad value is a tool error in Jarvis's words, naming the valid values.
-    """
-    signature = ToolSignature.of(entry.handler, entry.effects, read_only=read_only)
+def listing(entry: ToolEntry, *, read_only: bool = False) -> dict[str, Any] | None:
+    """What `tools/list` shows of `entry` (name, description, input schema, hints), or None when read-only
+    mode leaves it no action. Builds the tool's signature: the part of a start the cache saves."""
+    signature = entry.signature(read_only)
     if signature.serves_nothing:
         return None
-    if entry.long and not set(entry.long) <= {*signature.effects, *signature.refused}:
-        raise TypeError(f"{entry.name}: LONG names an action the tool does not have")
+    annotations = entry.annotations
+    if signature.only_reads:
+        annotations = READ_ONLY.model_copy(update={"open_world_hint": entry.annotations.open_world_hint})
+    listed: dict[str, Any] = {
+        "name": entry.name,
+        "description": entry.description,
+        "inputSchema": compact_schema(signature.json_schema()),
+    }
+    hints = published(annotations)
+    if hints is not None:
+        listed["annotations"] = hints.model_dump(by_alias=True, exclude_none=True)
+    return listed
 
+
+def bind(entry: ToolEntry, context: ToolContext, listed: Mapping[str, Any], *, read_only: bool = False) -> Tool:
+    """`entry`'s handler as an SDK tool, published as `listed` (from `listing`, perhaps cached).
+
+    The handler's module and signature are loaded on the first call. The SDK receives a pass-through argument
+    model (every parameter `Any`): it still parses JSON-looking strings as it does for any tool, and the
+    handler's `ToolSignature` then validates, so a bad value is a tool error in Jarvis's words, naming the
+    valid values.
+    """
     as_json = context.settings.output == "json"
 
     async def call(ctx: Context, **arguments: Any) -> CallToolResult:
         render: Render = JsonAnswers(entry, arguments) if as_json else text_result
+        signature, long = entry.signature(read_only), entry.long
         action = arguments.get("action")
-        if entry.long is None or not isinstance(action, str) or action not in entry.long:
+        if long is None or not isinstance(action, str) or action not in long:
             return await run_tool(lambda: signature.call(context, arguments), render)
 
         def work(operation: Operation) -> str:
@@ -298,24 +325,20 @@ def bind(entry: ToolEntry, context: ToolContext, *, read_only: bool = False) -> 
             bound = dataclasses.replace(context, progress=operation.report, cancel=operation.cancel, runner=runner)
             return signature.call(bound, arguments)
 
-        operation = context.operations.start(_title(entry.name, arguments), work, entry.long[action])
+        operation = context.operations.start(_title(entry.name, arguments), work, long[action])
         return await run_long(ctx, operation, context.operations, context.settings.call_budget, render)
 
-    fields: dict[str, Any] = {name: (Any, None) for name in signature.parameters}
-    passthrough = create_model(f"{entry.name}_passthrough", __base__=ArgModelBase, **fields)
-    annotations = entry.annotations
-    if signature.only_reads:
-        annotations = READ_ONLY.model_copy(update={"open_world_hint": entry.annotations.open_world_hint})
+    hints = listed.get("annotations")
     return Tool(
         fn=call,
         name=entry.name,
         title=None,
-        description=entry.description,
-        parameters=compact_schema(signature.json_schema()),
-        fn_metadata=StringsKept(arg_model=passthrough, declared=signature.model),
+        description=listed["description"],
+        parameters=listed["inputSchema"],
+        fn_metadata=LoadedOnFirstCall(arg_model=ArgModelBase, load=lambda: entry.signature(read_only).model),
         is_async=True,
         context_kwarg="ctx",
-        annotations=published(annotations),
+        annotations=ToolAnnotations.model_validate(hints) if hints else None,
     )
 
 
@@ -367,12 +390,46 @@ def chosen_tools(names: tuple[str, ...]) -> list[ToolEntry]:
     return [entry for entry in TOOLS if entry.name in wanted]
 
 
-def declare_tools(context: ToolContext) -> list[Tool]:
+def tool_list(entries: list[ToolEntry], read_only: bool) -> Listed:
+    listed = (listing(entry, read_only=read_only) for entry in entries)
+    return [tool for tool in listed if tool is not None]
+
+
+def declare_tools(context: ToolContext, cache: Path | None = None) -> list[Tool]:
+    """The served tools; their published list read from `cache` (a folder) when it holds this set-up's."""
     settings = context.settings
-    bound = (bind(entry, context, read_only=settings.read_only) for entry in chosen_tools(settings.tools))
-    return [tool for tool in bound if tool is not None]
+    entries = chosen_tools(settings.tools)
+    shape = (",".join(entry.name for entry in entries), f"read_only={settings.read_only}")
+    if cache is None:
+        listed = tool_list(entries, settings.read_only)
+    else:
+        listed = cached_tool_list(cache, digest(shape), lambda: tool_list(entries, settings.read_only))
+    by_name = {entry.name: entry for entry in entries}
+    return [bind(by_name[tool["name"]], context, tool, read_only=settings.read_only) for tool in listed]
 
 
-def create_server(context: ToolContext) -> MCPServer:
-    """The MCP server for `context` (settings, project, runner, host), which the caller composes."""
-    return MCPServer("jarvis", version=__version__, tools=declare_tools(context))
+def load_tools(settings: Settings) -> None:
+    """Import the served tools and build their signatures, as their first calls would (the warm-up)."""
+    for entry in chosen_tools(settings.tools):
+        entry.signature(settings.read_only)
+
+
+class JarvisServer(MCPServer):
+    """The SDK's server, which also says when it has first listed its tools (`tools_listed`): the warm-up
+    waits for it, so it does not compete with the answer a client waits for first."""
+
+    def __init__(self, tools: list[Tool]) -> None:
+        super().__init__("jarvis", version=__version__, tools=tools)
+        self.tools_listed = threading.Event()
+
+    async def list_tools(self) -> list[MCPTool]:
+        try:
+            return await super().list_tools()
+        finally:
+            self.tools_listed.set()
+
+
+def create_server(context: ToolContext, tool_list_cache: Path | None = None) -> JarvisServer:
+    """The MCP server for `context` (settings, project, runner, host), which the caller composes; with
+    `tool_list_cache` (a folder), the published tool list is kept there between starts."""
+    return JarvisServer(declare_tools(context, tool_list_cache))

@@ -27,7 +27,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from jarvis.atomic import write_atomic
 from jarvis.cancel import CancelToken
 from jarvis.errors import Cancelled, InvalidInput, JarvisError, quoted
 
@@ -185,6 +184,8 @@ class OperationStore:
         self.folder = folder
 
     def write(self, record: Record) -> None:
+        from jarvis.atomic import write_atomic  # here: a start need not import filelock
+
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         write_atomic(self.folder / f"{record.id}.json", record.model_dump_json().encode(), mode=0o600)
 

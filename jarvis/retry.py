@@ -6,11 +6,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
-
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_before_delay, wait_exponential
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from jarvis.errors import DaemonUnavailable
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 log = logging.getLogger("jarvis.retry")
 P = ParamSpec("P")
@@ -30,6 +31,9 @@ def _log_retry(state: RetryCallState) -> None:
 
 
 def call_with_retry(timeout: float, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    # Imported here: a start that makes no Docker call does not pay for tenacity (part of the cold start).
+    from tenacity import Retrying, retry_if_exception_type, stop_before_delay, wait_exponential
+
     started = time.monotonic()
     retrying = Retrying(
         retry=retry_if_exception_type(DaemonUnavailable),

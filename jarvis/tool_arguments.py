@@ -9,10 +9,11 @@ value is kept only when the parameter takes that kind of value besides strings (
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from pydantic import BaseModel, WithJsonSchema
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from pydantic import BaseModel, PrivateAttr, WithJsonSchema, create_model
 
 
 class StringsKept(FuncMetadata):
@@ -29,6 +30,25 @@ class StringsKept(FuncMetadata):
             if field is not None and parsed[key] is not value and _keeps_string(field.annotation, parsed[key]):
                 parsed[key] = value
         return parsed
+
+
+class LoadedOnFirstCall(StringsKept):
+    """`StringsKept` whose models are made on the tool's first call, by `load` (the handler's own argument
+    model): a start that lists the tools from the cache then imports no tool and builds no model."""
+
+    _load: Callable[[], type[BaseModel]] = PrivateAttr()
+
+    def __init__(self, *, load: Callable[[], type[BaseModel]], **values: Any) -> None:
+        super().__init__(**values)
+        self._load = load
+
+    def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
+        if self.declared is None:  # two first calls at once build the same models: harmless
+            declared = self._load()
+            fields: dict[str, Any] = {name: (Any, None) for name in declared.model_fields}
+            self.arg_model = create_model(f"{declared.__name__}_passthrough", __base__=ArgModelBase, **fields)
+            self.declared = declared
+        return super().validate_arguments(arguments_to_validate)
 
 
 def _keeps_string(annotation: Any, parsed: Any) -> bool:

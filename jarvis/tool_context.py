@@ -25,6 +25,7 @@ from jarvis.settings import Settings
 
 Progress = Callable[[float, float, str], None]
 log = logging.getLogger("jarvis.tool_context")
+LIST_WAIT = 2.0  # seconds the warm-up waits for the first tools/list (a client may call without listing)
 
 
 def no_progress(_done: float, _total: float, _message: str) -> None:
@@ -78,22 +79,33 @@ class ToolContext:
                 exc.args = (f"host {self.docker_host}: {exc}",)  # a JarvisError's message is its one argument
             raise
 
-    def warm_in_background(self) -> threading.Thread:
-        """Do in a daemon thread what the first call would otherwise wait for: the project's model (`docker
-        compose config`, about 100 ms) and the runner's adapters (imports, docker-py's client). For after
-        `initialize`, so the handshake is not delayed. Never raises: without Docker nothing is cached, and the
-        first call reports the problem as it would have."""
-        thread = threading.Thread(target=self._warm, name="jarvis-warm-up", daemon=True)
-        thread.start()
-        return thread
-
-    def _warm(self) -> None:
-        started = time.monotonic()
+    def warm_in_background(
+        self, *loads: Callable[[], object], after: threading.Event | None = None
+    ) -> list[threading.Thread]:
+        """Do in daemon threads what the first call would otherwise wait for: the project's model (`docker
+        compose config`, about 100 ms), and `loads` (the tools' modules) then the runner's adapters (imports,
+        docker-py's client). For after `initialize`, so the handshake is not delayed; once `after` is set (the
+        first `tools/list` answered, at most LIST_WAIT seconds), so it does not compete with that answer.
+        Never raises: without Docker nothing is cached, and the first call reports the problem as it would have.
+        """
         warm_runner = getattr(self.runner, "warm", None)  # the routed runner has it; fakes need nothing
-        for step in (self.project.spec, warm_runner):
+        steps = ((self.project.spec,), (*loads, *([warm_runner] if warm_runner else [])))
+        threads = [
+            threading.Thread(target=self._warm, args=(part, after), name="jarvis-warm-up", daemon=True)
+            for part in steps
+        ]
+        for thread in threads:
+            thread.start()
+        return threads
+
+    def _warm(self, steps: tuple[Callable[[], object], ...], after: threading.Event | None) -> None:
+        if after is not None:
+            after.wait(LIST_WAIT)
+            time.sleep(0.02)  # the answer is written just after the list is made
+        started = time.monotonic()
+        for step in steps:
             try:
-                if step is not None:
-                    step()
+                step()
             except Exception as exc:  # a warm-up must never take the server down
                 log.debug("warm-up step skipped: %s", exc)
         log.info("warm-up done in %.0f ms", (time.monotonic() - started) * 1000)

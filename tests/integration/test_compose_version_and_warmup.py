@@ -52,9 +52,9 @@ def test_compose_version_runs_again_only_when_the_binary_changes(tmp_path: Path,
 def warmed(settings: Settings) -> ToolContext:
     project = ComposeCliProject(settings)
     jarvis = ToolContext(settings=settings, project=project, runner=build_runner(settings, project))
-    thread = jarvis.warm_in_background()
-    thread.join(timeout=60)
-    assert not thread.is_alive()
+    for thread in jarvis.warm_in_background():
+        thread.join(timeout=60)
+        assert not thread.is_alive()
     return jarvis
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import threading
+import types
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,7 +16,7 @@ import pytest
 from mcp import Client
 
 from jarvis.errors import ConfigError
-from jarvis.mcp_server import DESTRUCTIVE, TOOLS, ToolEntry, bind, compact_schema, create_server, published
+from jarvis.mcp_server import DESTRUCTIVE, TOOLS, ToolEntry, bind, compact_schema, create_server, listing, published
 from jarvis.tool_context import ToolContext
 from jarvis.tools.jarvis_diagnose import jarvis_diagnose
 from jarvis.tools.jarvis_project import jarvis_project
@@ -243,20 +245,25 @@ async def test_read_only_refuses_writes_called_anyway(tool: str, arguments: dict
     assert runner.calls == []
 
 
-async def test_read_only_with_a_tool_left_without_actions_drops_it() -> None:
+async def test_read_only_with_a_tool_left_without_actions_drops_it(monkeypatch: pytest.MonkeyPatch) -> None:
     def jarvis_writer(jarvis: ToolContext, action: Literal["wipe"]) -> str:
         return "wiped"
 
-    entry = ToolEntry(jarvis_writer, "writes only", DESTRUCTIVE, {"wipe": "writes"})
-    assert bind(entry, fake_jarvis(), read_only=True) is None
-    assert bind(entry, fake_jarvis(), read_only=False) is not None
+    module = types.ModuleType("jarvis.tools.jarvis_writer")
+    module.jarvis_writer = jarvis_writer  # type: ignore[attr-defined]
+    module.EFFECTS = {"wipe": "writes"}  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    entry = ToolEntry("jarvis_writer", "writes only", DESTRUCTIVE)
+    assert listing(entry, read_only=True) is None
+    assert listing(entry, read_only=False) is not None
 
 
 def test_every_handler_parameter_is_published_once_from_its_signature() -> None:
     """One declaration: the schema's properties are exactly the handler's parameters after the context."""
     for handler in (jarvis_system, jarvis_diagnose, jarvis_project):
         entry = next(e for e in TOOLS if e.handler is handler)
-        tool = bind(entry, fake_jarvis())
-        assert tool is not None
+        listed = listing(entry)
+        assert listed is not None
+        tool = bind(entry, fake_jarvis(), listed)
         names = list(handler.__code__.co_varnames[1 : handler.__code__.co_argcount])
         assert list(compact_schema(tool.parameters)["properties"]) == names
