@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 import tomllib
 from collections.abc import Mapping
@@ -21,7 +20,7 @@ import tomlkit
 from pydantic import Field, WithJsonSchema
 from tomlkit.exceptions import TOMLKitError
 
-from jarvis.atomic import file_mode, fsync_dir, write_atomic, write_temp
+from jarvis.atomic import file_mode, read_bytes, write_atomic, write_temp
 from jarvis.clients.catalog import CLIENTS
 from jarvis.clients.config_path import checked_config_path
 from jarvis.errors import ConfigError, InvalidInput, quoted
@@ -139,15 +138,43 @@ def set_mcpm(config: dict[str, Any], key: str, value: str) -> str:
     return f"{key} = {value} in MCPM config.json (was {before if before is not None else 'unset'})"
 
 
+EDIT_ATTEMPTS = 5  # another program rewriting jarvis.toml during each of them: give up, the file untouched
+
+
 def set_jarvis(jarvis: ToolContext, key: str, value: str) -> str:
     target = jarvis.settings.config_file or Path.cwd() / "jarvis.toml"
     try:
         value.encode()
     except UnicodeEncodeError as exc:
         raise InvalidInput(f"value {quoted(value)} is not valid text (a lone surrogate).") from exc
+    _remove_stale_candidates(target)
+    for _ in range(EDIT_ATTEMPTS):
+        try:
+            original = read_bytes(target)
+        except OSError as exc:
+            raise ConfigError(f"Cannot edit {target}: {exc.strerror}. Point JARVIS_CONFIG at a regular file.") from exc
+        edited, parsed = _edited_toml(jarvis, target, original, key, value)
+        # Replaced only if the file still holds what was read: an edit made meanwhile is never overwritten.
+        try:
+            if write_atomic(target, edited, mode=file_mode(target, 0o644), expected=original):
+                break
+        except OSError as exc:
+            raise _cannot_write(target, exc) from exc
+    else:
+        raise ConfigError(f"Not set: {target} kept changing while Jarvis edited it ({EDIT_ATTEMPTS} tries).")
+    lines = [
+        f"{key} = {as_setting_text(parsed)} written to {target}; applies when Jarvis restarts (jarvis_system restart)."
+    ]
+    if jarvis.host.environ.get(ENV_NAMES[key]):
+        lines.append(f"note: {ENV_NAMES[key]} is set in Jarvis's environment and wins over the file.")
+    return "\n".join(lines)
+
+
+def _edited_toml(jarvis: ToolContext, target: Path, original: bytes | None, key: str, value: str) -> tuple[bytes, Any]:
+    """jarvis.toml as read (`original`) with `key` set (comments kept), checked by loading it as Jarvis will."""
     try:
-        document = tomlkit.parse(target.read_text() if target.is_file() else "")
-    except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
+        document = tomlkit.parse((original or b"").decode())
+    except (UnicodeDecodeError, TOMLKitError) as exc:
         raise ConfigError(f"Cannot edit {target}: {exc}. Fix the file (or point JARVIS_CONFIG elsewhere).") from exc
     table = document.get("jarvis", document)
     if not isinstance(table, dict):
@@ -160,27 +187,24 @@ def set_jarvis(jarvis: ToolContext, key: str, value: str) -> str:
         except ValueError as exc:
             raise InvalidInput(f"{key} must be a number (got {quoted(value)}).") from exc
     table[key] = parsed
-    _remove_stale_candidates(target)
+    edited = tomlkit.dumps(document).encode()
     try:
-        candidate = write_temp(target, tomlkit.dumps(document).encode(), mode=file_mode(target, 0o644))
+        candidate = write_temp(target, edited, mode=0o600)
     except OSError as exc:
-        raise ConfigError(f"Cannot write {target}: {exc.strerror}. Point JARVIS_CONFIG at a writable file.") from exc
+        raise _cannot_write(target, exc) from exc
     try:
         # As Jarvis will load it at its next start, but with no JARVIS_* variable: an environment value that
         # overrides the key must not hide an invalid value in the file.
         load_settings(config_path=candidate, environ=_without_jarvis_variables(jarvis.host.environ))
-        os.replace(candidate, target)
     except ConfigError as exc:
         raise InvalidInput(f"Not set, {target} is unchanged: {exc}") from exc
     finally:
-        candidate.unlink(missing_ok=True)  # gone already when it replaced the target
-    fsync_dir(target.parent)
-    lines = [
-        f"{key} = {as_setting_text(parsed)} written to {target}; applies when Jarvis restarts (jarvis_system restart)."
-    ]
-    if jarvis.host.environ.get(ENV_NAMES[key]):
-        lines.append(f"note: {ENV_NAMES[key]} is set in Jarvis's environment and wins over the file.")
-    return "\n".join(lines)
+        candidate.unlink(missing_ok=True)
+    return edited, parsed
+
+
+def _cannot_write(target: Path, exc: OSError) -> ConfigError:
+    return ConfigError(f"Cannot write {target}: {exc.strerror}. Point JARVIS_CONFIG at a writable file.")
 
 
 def _without_jarvis_variables(environ: Mapping[str, str]) -> dict[str, str]:

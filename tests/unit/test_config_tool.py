@@ -15,6 +15,7 @@ from jarvis.errors import InvalidInput
 from jarvis.host import Host
 from jarvis.settings import default_stack_dir, load_settings
 from jarvis.store.mcpm_store import StoreError
+from jarvis.tools import jarvis_config as config_tool
 from jarvis.tools.jarvis_config import jarvis_config
 from jarvis.tools.jarvis_profile import jarvis_profile
 from jarvis.tools.jarvis_server import jarvis_server
@@ -59,6 +60,29 @@ def test_set_writes_jarvis_toml_keeping_comments_and_validates(jarvis, tmp_path:
         call(jarvis_config, jarvis, action="set", key="retry_timeout", value="soon")
     assert (tmp_path / "jarvis.toml").read_bytes() == before
     assert not list(tmp_path.glob(".jarvis.toml.*"))  # no temp left behind
+
+
+def test_set_redoes_its_edit_on_what_another_program_wrote_meanwhile(
+    jarvis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program writes jarvis.toml between Jarvis's read and its write: its edit stays, Jarvis's is redone."""
+    toml = tmp_path / "jarvis.toml"
+    edit = config_tool._edited_toml
+    edits = []
+
+    def edited_while_another_program_writes(*args):  # type: ignore[no-untyped-def]
+        result = edit(*args)
+        edits.append(result)
+        if len(edits) == 1:
+            toml.write_text(toml.read_text() + "wait_timeout = 77.0  # the user's own edit\n")
+        return result
+
+    monkeypatch.setattr(config_tool, "_edited_toml", edited_while_another_program_writes)
+    call(jarvis_config, jarvis, action="set", key="retry_timeout", value="30")
+    assert len(edits) == 2
+    written = load_settings(config_path=toml, environ={})
+    assert (written.wait_timeout, written.retry_timeout) == (77.0, 30.0)
+    assert "# the user's own edit" in toml.read_text()
 
 
 def test_set_says_when_the_environment_wins(jarvis, tmp_path: Path) -> None:
