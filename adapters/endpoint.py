@@ -11,6 +11,7 @@ import os
 
 import docker
 from docker.context import ContextAPI
+from docker.transport import UnixHTTPAdapter
 from docker.utils import kwargs_from_env
 
 from jarvis.docker_hosts import DockerHost
@@ -54,6 +55,13 @@ def docker_client(host: DockerHost | None) -> docker.DockerClient:
         case _:  # unix or tcp: TLS as the docker CLI takes it, from DOCKER_TLS_VERIFY and DOCKER_CERT_PATH
             environment = {**os.environ, "DOCKER_HOST": host.endpoint}
             return docker.from_env(environment=environment, use_context=False)
+
+
+def unix_socket_path(client: docker.DockerClient) -> str | None:
+    """The Unix socket `client` talks to, or None (tcp, TLS, ssh, named pipe)."""
+    adapter = getattr(client.api, "_custom_adapter", None)  # docker-py keeps its transport there
+    path = getattr(adapter, "socket_path", None) if isinstance(adapter, UnixHTTPAdapter) else None
+    return path if isinstance(path, str) else None
 
 
 def _need_ssh_transport(host: DockerHost) -> None:

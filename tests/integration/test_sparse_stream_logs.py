@@ -10,10 +10,12 @@ from pathlib import Path
 import docker
 import pytest
 
-from adapters.dockerpy import DockerPyAdapter
+from adapters.dockerpy import DockerPyAdapter, map_errors
 from adapters.whales import WhalesAdapter
 from jarvis.compose_project import ComposeCliProject
+from jarvis.errors import DaemonUnavailable, NoContainer
 from jarvis.logtail import last_lines
+from tests.socket_proxy import DockerSocketProxy
 from tests.stacks import Stack, running_stack
 
 pytestmark = pytest.mark.docker
@@ -109,3 +111,34 @@ def test_both_adapters_agree_and_all_keeps_the_daemon_order(sparse_stack: Stack)
     assert (window[0].stream, window[0].text) == ("stdout", "flood 20000")
     assert (window[1].stream, window[1].text) == ("stderr", "err 7")
     assert [line.text for line in window[-2:]] == ["after 3000", "done"]
+
+
+def test_log_reads_on_the_local_socket_each_have_their_own_connection(sparse_stack: Stack, tmp_path: Path) -> None:
+    """The local engine is read through its socket directly (cheaper per read): the same entries as docker-py's
+    transport, a connection per read so one left early spoils no other, and failures mapped as before."""
+    proxy = DockerSocketProxy(tmp_path / "docker.sock")
+    proxy.start()
+    try:
+        project = ComposeCliProject(sparse_stack.settings())
+        adapter = DockerPyAdapter(project, docker.DockerClient(base_url=proxy.docker_host))
+        assert adapter._connection.unix_socket == str(tmp_path / "docker.sock")
+        container = adapter._containers(["sparse"])[0]
+        before = proxy.accepted
+        abandoned = adapter._log_entries(container.id, "all")
+        stream, payload = next(abandoned)  # the first of 23,000 entries; the rest stays unread
+        assert (stream, payload.split(b" ", 1)[1]) == ("stderr", b"err 1\n")
+        window = list(adapter._log_entries(container.id, 3003))
+        abandoned.close()
+        assert proxy.accepted == before + 2  # the abandoned read and the window: a connection each
+        through_requests = DockerPyAdapter(project, docker.DockerClient(base_url=proxy.docker_host))
+        through_requests._connection.unix_socket = None
+        assert window == list(through_requests._log_entries(container.id, 3003))
+        assert len(window) == 3003
+
+        with pytest.raises(NoContainer, match="No such container: nonexistent"), map_errors("logs"):
+            list(adapter._log_entries("nonexistent", 5))
+        proxy.stop()
+        with pytest.raises(DaemonUnavailable), map_errors("logs"):
+            list(adapter._log_entries(container.id, 5))
+    finally:
+        proxy.stop()
